@@ -1,0 +1,519 @@
+/*
+ * skss.h — the public C API of skss, fast primitives built on task arrays.
+ *
+ * This header is the manual. It is plain C11 (usable from C++), needs no CUDA
+ * headers, and is the same for every build: `skss_backend_available()` tells
+ * at run time which backends this build has.
+ *
+ * General contract (holds for every function unless its comment says more):
+ *  - Every call returns an skss_status. SKSS_OK (0) is success. On failure
+ *    `skss_ctx_last_error(ctx)` holds one line of detail that starts with the
+ *    function's name, e.g. "skss_sat(): height * pitch overflows int64".
+ *    Outputs are left untouched by argument errors detected before any work.
+ *  - The library never prints, exits, aborts or keeps global mutable state.
+ *  - A context is used by one host thread at a time; distinct contexts are
+ *    independent and may be used from different threads at once.
+ *  - Sizes are int64_t and checked: negative sizes, and sizes whose byte count
+ *    overflows, give SKSS_ERR_INVALID_ARG or SKSS_ERR_OVERFLOW. Zero-sized
+ *    inputs succeed (and still write counts and values they promise).
+ *  - Pitches are in bytes; 0 means "tightly packed" (width * element size).
+ *  - Memory is the caller's: the library never frees what it did not allocate.
+ *    Scratch memory comes from a grow-only arena owned by the context (through
+ *    the allocator hooks when given) and is released by skss_ctx_destroy().
+ *  - Every primitive takes an algorithm enum whose first value, ..._AUTO,
+ *    picks the fastest known algorithm for the backend; the other values name
+ *    the papers' algorithms and our own. An algorithm the context's backend
+ *    does not implement returns SKSS_ERR_UNSUPPORTED (never a silent fallback).
+ *  - CUDA backend (when built): pointers may be device or host memory. With
+ *    device pointers calls are asynchronous on the context's stream and
+ *    skss_ctx_synchronize() reports deferred errors; host pointers are staged
+ *    and the call returns when the results are in host memory.
+ */
+#ifndef SKSS_H
+#define SKSS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(SKSS_SHARED_BUILD)
+#define SKSS_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define SKSS_API __attribute__((visibility("default")))
+#else
+#define SKSS_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#define SKSS_VERSION_MAJOR 0
+#define SKSS_VERSION_MINOR 1
+#define SKSS_VERSION_PATCH 0
+#define SKSS_VERSION_STRING "0.1.0"
+
+/* The library's version as "MAJOR.MINOR.PATCH" (static storage). */
+SKSS_API const char *skss_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef enum skss_status {
+  SKSS_OK = 0,
+  SKSS_ERR_INVALID_ARG = 1,   /* a NULL, negative, inconsistent argument   */
+  SKSS_ERR_UNSUPPORTED = 2,   /* algorithm/type/backend not implemented    */
+  SKSS_ERR_OUT_OF_MEMORY = 3, /* an allocation failed or exceeds a limit   */
+  SKSS_ERR_NO_DEVICE = 4,     /* CUDA requested but no usable device       */
+  SKSS_ERR_CUDA = 5,          /* the CUDA runtime reported an error        */
+  SKSS_ERR_OVERFLOW = 6,      /* a size or a result does not fit its type  */
+  SKSS_ERR_CALLBACK = 7,      /* a user callback reported failure          */
+  SKSS_ERR_INTERNAL = 8       /* a bug in skss: please report it           */
+} skss_status;
+
+/* Static English text for a status ("invalid argument", ...). Never NULL. */
+SKSS_API const char *skss_status_string(skss_status status);
+
+/* ------------------------------------------------------------------------ */
+/* Context and backends                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef enum skss_backend {
+  SKSS_BACKEND_AUTO = 0,    /* CUDA when built and a device exists, else CPU */
+  SKSS_BACKEND_CPU_REF = 1, /* the papers' sequential algorithms (oracles)   */
+  SKSS_BACKEND_CPU = 2,     /* multithreaded CPU implementation              */
+  SKSS_BACKEND_CUDA = 3     /* NVIDIA GPUs through the CUDA runtime          */
+} skss_backend;
+
+/* Name of a backend ("auto", "cpu-ref", "cpu", "cuda"); NULL if unknown. */
+SKSS_API const char *skss_backend_name(skss_backend backend);
+/* Parses a backend name; returns SKSS_ERR_INVALID_ARG if unknown. */
+SKSS_API skss_status skss_backend_from_name(const char *name, skss_backend *out);
+/* 1 if this build has the backend and (for CUDA) a device is present. */
+SKSS_API int skss_backend_available(skss_backend backend);
+/* 1 if this build was compiled with the CUDA backend (device or not). */
+SKSS_API int skss_backend_built(skss_backend backend);
+
+/* Optional allocator hooks for the context's host memory. `alloc` returns
+ * memory aligned to at least `align` bytes (a power of two <= 4096) or NULL. */
+typedef struct skss_allocator {
+  void *(*alloc)(size_t bytes, size_t align, void *user_data);
+  void (*free)(void *ptr, void *user_data);
+  void *user_data;
+} skss_allocator;
+
+typedef struct skss_ctx_desc {
+  size_t size;                    /* sizeof(skss_ctx_desc): ABI versioning    */
+  skss_backend backend;           /* which backend runs the primitives        */
+  int device;                     /* CUDA device ordinal (CUDA backend only)  */
+  int threads;                    /* CPU threads; 0 = number of online CPUs   */
+  void *cuda_stream;              /* cudaStream_t to run on; NULL = own stream */
+  const skss_allocator *allocator; /* NULL = malloc/free; copied at create    */
+} skss_ctx_desc;
+
+#define SKSS_CTX_DESC_INIT \
+  { sizeof(skss_ctx_desc), SKSS_BACKEND_AUTO, 0, 0, NULL, NULL }
+
+typedef struct skss_ctx skss_ctx;
+
+/* Creates a context. `desc` may be NULL (all defaults). On success *out is a
+ * new context the caller destroys with skss_ctx_destroy(); on failure *out is
+ * NULL (there is no context to read the error from: the status says why).
+ * Creating a CPU context starts its worker threads. */
+SKSS_API skss_status skss_ctx_create(const skss_ctx_desc *desc, skss_ctx **out);
+/* Destroys a context, joining its threads and freeing its arena. NULL is a no-op. */
+SKSS_API void skss_ctx_destroy(skss_ctx *ctx);
+/* The backend actually in use (never AUTO). */
+SKSS_API skss_backend skss_ctx_backend(const skss_ctx *ctx);
+/* Number of CPU worker threads of the context (1 for CPU_REF). */
+SKSS_API int skss_ctx_threads(const skss_ctx *ctx);
+/* Detail text of the last failed call on this context ("" if none); valid
+ * until the next call on the context. Never NULL for a non-NULL ctx. */
+SKSS_API const char *skss_ctx_last_error(const skss_ctx *ctx);
+/* Waits for the context's queued work (CUDA) and returns its deferred error. */
+SKSS_API skss_status skss_ctx_synchronize(skss_ctx *ctx);
+
+/* Information about a CUDA device, for `skss info`. */
+typedef struct skss_device_info {
+  char name[256];
+  int major, minor;         /* compute capability */
+  int multiprocessors;
+  int64_t global_memory;    /* bytes */
+} skss_device_info;
+
+/* Number of CUDA devices visible to this build (0 without CUDA or a GPU). */
+SKSS_API int skss_device_count(void);
+/* Fills *out for device `ordinal`; SKSS_ERR_NO_DEVICE if there is none. */
+SKSS_API skss_status skss_device_get_info(int ordinal, skss_device_info *out);
+
+/* ------------------------------------------------------------------------ */
+/* Element types and algorithm names                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef enum skss_dtype {
+  SKSS_DTYPE_U8 = 1,
+  SKSS_DTYPE_I8,
+  SKSS_DTYPE_U16,
+  SKSS_DTYPE_I16,
+  SKSS_DTYPE_U32,
+  SKSS_DTYPE_I32,
+  SKSS_DTYPE_U64,
+  SKSS_DTYPE_I64,
+  SKSS_DTYPE_F32,
+  SKSS_DTYPE_F64
+} skss_dtype;
+
+/* Bytes of one element (0 for an unknown type). */
+SKSS_API size_t skss_dtype_size(skss_dtype dtype);
+/* Short name: "u8", "i8", ..., "f64"; NULL if unknown. */
+SKSS_API const char *skss_dtype_name(skss_dtype dtype);
+SKSS_API skss_status skss_dtype_from_name(const char *name, skss_dtype *out);
+
+/* The primitives, for the name tables below. */
+typedef enum skss_op {
+  SKSS_OP_SAT = 0,
+  SKSS_OP_HALFTONE,
+  SKSS_OP_KNAPSACK,
+  SKSS_OP_COMPACT
+} skss_op;
+
+/* Name of algorithm `algorithm` of primitive `op` ("auto", "2r2w-cpu", ...),
+ * NULL if there is none. Names are stable and are what the CLI accepts. */
+SKSS_API const char *skss_algorithm_name(skss_op op, int algorithm);
+/* Parses an algorithm name of `op` into *out (an skss_<op>_algorithm value). */
+SKSS_API skss_status skss_algorithm_from_name(skss_op op, const char *name, int *out);
+/* 1 if the backend implements the algorithm (AUTO is implemented everywhere). */
+SKSS_API int skss_algorithm_supported(skss_op op, int algorithm, skss_backend backend);
+
+/* ------------------------------------------------------------------------ */
+/* Summed-area tables                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* INCLUSIVE: out[i][j] = sum of in[i'][j'] for i' <= i and j' <= j, H x W.
+ * PADDED (OpenCV / NPP convention): (H+1) x (W+1), first row and column 0,
+ * out[i+1][j+1] = the inclusive sum at (i, j). */
+typedef enum skss_sat_layout {
+  SKSS_SAT_INCLUSIVE = 0,
+  SKSS_SAT_PADDED = 1
+} skss_sat_layout;
+
+typedef enum skss_sat_algorithm {
+  SKSS_SAT_AUTO = 0,
+  /* HMM paper, sequential CPU algorithms (backends CPU_REF and CPU): */
+  SKSS_SAT_2R2W_CPU = 1, /* column prefix sums in raster order, then rows  */
+  SKSS_SAT_4R1W_CPU = 2, /* b[i][j] = a + b[i][j-1] + b[i-1][j] - b[i-1][j-1] */
+  /* ours (CPU): one pass per row with a running sum, 1 read + 1 write:     */
+  SKSS_SAT_ROWSCAN_CPU = 3,
+  /* ours (CPU): row bands on threads; band column sums first (2R1W)        */
+  SKSS_SAT_BANDS_CPU = 4
+} skss_sat_algorithm;
+
+/* Supported (in_type, out_type) pairs: u8:u32, u8:i32, u8:f32, u8:f64,
+ * i32:i32, u32:u32, f32:f32, f32:f64, f64:f64.
+ * Integer outputs are exact modulo 2^32 (every backend gives the same bits;
+ * rectangle sums stay right while the true rectangle sum fits the type).
+ * Float outputs: |out - exact| <= (i + j + 2) * u * S(i, j) where S is the
+ * sum of |in| over the rectangle and u is the unit roundoff of out_type
+ * (2^-24 for f32, 2^-53 for f64). Squared sums use out_type as well. */
+typedef struct skss_sat_desc {
+  size_t size;                /* sizeof(skss_sat_desc)                      */
+  int64_t height, width;      /* of the input                               */
+  skss_dtype in_type, out_type;
+  int64_t in_pitch;           /* bytes between input rows; 0 = packed       */
+  int64_t out_pitch;          /* bytes between output rows; 0 = packed      */
+  int64_t out_sq_pitch;       /* bytes between squared-sum rows; 0 = packed */
+  skss_sat_layout layout;
+  skss_sat_algorithm algorithm;
+} skss_sat_desc;
+
+#define SKSS_SAT_DESC_INIT \
+  { sizeof(skss_sat_desc), 0, 0, SKSS_DTYPE_U8, SKSS_DTYPE_U32, 0, 0, 0, \
+    SKSS_SAT_INCLUSIVE, SKSS_SAT_AUTO }
+
+/* Computes the SAT of `in` into `out` and, when `out_sq` is not NULL, the SAT
+ * of the squared input into `out_sq` (same layout and type). `in` must not
+ * overlap the outputs. */
+SKSS_API skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc,
+                              const void *in, void *out /* OUT */,
+                              void *out_sq /* OUT, optional */);
+
+/* 1 if some input of this size and type could make an output element exceed
+ * the range of out_type (integers wrap modulo 2^bits; floats lose exactness
+ * past 2^24 / 2^53); 0 if every element is exact. */
+SKSS_API int skss_sat_can_wrap(skss_dtype in_type, skss_dtype out_type,
+                               int64_t height, int64_t width, int squared);
+
+/* ------------------------------------------------------------------------ */
+/* Box (mean) filter through the SAT                                        */
+/* ------------------------------------------------------------------------ */
+
+/* Border handling of the (2r+1) x (2r+1) window:
+ *  CLIP: the window is clipped to the image and the mean is over the pixels
+ *        inside it (no darkening at the edges);
+ *  ZERO: pixels outside count as 0 and the divisor is always (2r+1)^2.
+ * Rounding: out = floor((sum + count / 2) / count), i.e. half rounds up. */
+typedef enum skss_boxfilter_border {
+  SKSS_BORDER_CLIP = 0,
+  SKSS_BORDER_ZERO = 1
+} skss_boxfilter_border;
+
+typedef struct skss_boxfilter_desc {
+  size_t size;                /* sizeof(skss_boxfilter_desc) */
+  int64_t height, width;
+  int64_t radius;             /* >= 0; 0 copies the image */
+  int64_t in_pitch, out_pitch;
+  skss_boxfilter_border border;
+  skss_sat_algorithm sat_algorithm; /* the SAT algorithm used inside */
+} skss_boxfilter_desc;
+
+#define SKSS_BOXFILTER_DESC_INIT \
+  { sizeof(skss_boxfilter_desc), 0, 0, 1, 0, 0, SKSS_BORDER_CLIP, SKSS_SAT_AUTO }
+
+/* Mean filter of an 8-bit gray image; `in` and `out` must not overlap. */
+SKSS_API skss_status skss_boxfilter_u8(skss_ctx *ctx, const skss_boxfilter_desc *desc,
+                                       const uint8_t *in, uint8_t *out /* OUT */);
+
+/* ------------------------------------------------------------------------ */
+/* Error-diffusion halftoning                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef enum skss_dither_kernel {
+  SKSS_DITHER_FLOYD_STEINBERG = 0, /* /16, slope 2: exactly Pillow convert('1') */
+  SKSS_DITHER_JARVIS_JUDICE_NINKE, /* /48, slope 3 */
+  SKSS_DITHER_STUCKI,              /* /42, slope 3 */
+  SKSS_DITHER_BURKES,              /* /32, slope 3 */
+  SKSS_DITHER_SIERRA3,             /* /32, slope 3 */
+  SKSS_DITHER_SIERRA2,             /* /16, slope 3 */
+  SKSS_DITHER_SIERRA_LITE,         /* /4,  slope 2 */
+  SKSS_DITHER_ATKINSON             /* /8,  slope 2 (diffuses 6/8 of the error) */
+} skss_dither_kernel;
+
+#define SKSS_DITHER_KERNEL_COUNT 8
+
+/* A kernel's weights: weight[dy][dx + 2] is the share of the error that goes
+ * from pixel (y, x) to (y + dy, x + dx), over `divisor`; weight[0][0..2] = 0. */
+typedef struct skss_dither_kernel_info {
+  const char *name;     /* "fs", "jjn", "stucki", "burkes", "sierra3", ... */
+  int weight[3][5];
+  int divisor;
+  int rows;             /* 2 or 3: rows touched, including the current one */
+  int slope;            /* columns a row must lag the row above (2 or 3)   */
+} skss_dither_kernel_info;
+
+SKSS_API skss_status skss_dither_kernel_get_info(skss_dither_kernel kernel,
+                                                 skss_dither_kernel_info *out);
+SKSS_API skss_status skss_dither_kernel_from_name(const char *name,
+                                                  skss_dither_kernel *out);
+
+typedef enum skss_halftone_output {
+  SKSS_HALFTONE_BYTES = 0, /* one byte per pixel: 0 or 255                   */
+  SKSS_HALFTONE_BITS = 1   /* 8 pixels per byte, first pixel in the MSB,
+                              bit set = 255 (white), rows padded to bytes   */
+} skss_halftone_output;
+
+typedef enum skss_halftone_algorithm {
+  SKSS_HALFTONE_AUTO = 0,
+  /* error-diffusion paper, sequential (backends CPU_REF and CPU): */
+  SKSS_HALFTONE_ED = 1,    /* error diffusion: push errors to 4+ neighbours */
+  SKSS_HALFTONE_EC = 2,    /* error collection: pull errors from neighbours */
+  SKSS_HALFTONE_ED_RC = 3, /* error diffusion with register caching         */
+  SKSS_HALFTONE_EC_RC = 4, /* error collection with register caching        */
+  /* ours (CPU): a CPU task array: rows by ticket, rows lag by the slope   */
+  SKSS_HALFTONE_TASKARRAY_CPU = 5
+} skss_halftone_algorithm;
+
+/* Semantics (every backend and algorithm gives these bytes): raster order;
+ * for each pixel S = sum of weight * e(neighbour) over processed neighbours
+ * inside the image, v = clamp(in + S / divisor, 0, 255) with C's truncating
+ * division applied once to the whole sum, out = v > threshold ? 255 : 0,
+ * e = v - out. With Floyd-Steinberg and threshold 128 this is Pillow's
+ * Image.convert('1'). */
+typedef struct skss_halftone_desc {
+  size_t size;               /* sizeof(skss_halftone_desc) */
+  int64_t height, width;
+  int64_t in_pitch;          /* bytes; 0 = width */
+  int64_t out_pitch;         /* bytes; 0 = width (BYTES) or ceil(width/8) (BITS) */
+  skss_dither_kernel kernel;
+  int threshold;             /* 0..255; default 128 */
+  skss_halftone_output output;
+  skss_halftone_algorithm algorithm;
+} skss_halftone_desc;
+
+#define SKSS_HALFTONE_DESC_INIT \
+  { sizeof(skss_halftone_desc), 0, 0, 0, 0, SKSS_DITHER_FLOYD_STEINBERG, 128, \
+    SKSS_HALFTONE_BYTES, SKSS_HALFTONE_AUTO }
+
+/* Halftones an 8-bit gray image; `in` and `out` must not overlap. */
+SKSS_API skss_status skss_halftone(skss_ctx *ctx, const skss_halftone_desc *desc,
+                                   const uint8_t *in, void *out /* OUT */);
+
+/* ------------------------------------------------------------------------ */
+/* 0-1 knapsack by dynamic programming                                      */
+/* ------------------------------------------------------------------------ */
+
+typedef enum skss_knapsack_algorithm {
+  SKSS_KNAPSACK_AUTO = 0,
+  SKSS_KNAPSACK_DP = 1,            /* sequential DP, one item after another */
+  SKSS_KNAPSACK_TASKARRAY_CPU = 2  /* ours (CPU): items as task-array rows,
+                                      capacity chunks as columns           */
+} skss_knapsack_algorithm;
+
+/* V[c][j] = best value of items 0..j-1 within capacity c. The chosen set is
+ * defined for every backend by: walking items from last to first at the
+ * current capacity c, item j is taken iff V[c][j+1] != V[c][j].
+ * Reconstruction keeps n * (min(C, sum w) + 1) decision bits; when that
+ * exceeds `max_bytes` (0 = 4 GiB) the call fails with SKSS_ERR_OUT_OF_MEMORY
+ * and says so; value-only mode needs O(C) memory. */
+typedef struct skss_knapsack_desc {
+  size_t size;              /* sizeof(skss_knapsack_desc) */
+  int64_t n_items;          /* >= 0 */
+  int64_t capacity;         /* >= 0 */
+  int value_only;           /* 1: only the optimal value; `taken` may be NULL */
+  int64_t max_bytes;        /* limit on decision-bit memory; 0 = 4 GiB */
+  skss_knapsack_algorithm algorithm;
+} skss_knapsack_desc;
+
+#define SKSS_KNAPSACK_DESC_INIT \
+  { sizeof(skss_knapsack_desc), 0, 0, 0, 0, SKSS_KNAPSACK_AUTO }
+
+/* Weights and values must be >= 0; the sum of all values must fit int64
+ * (else SKSS_ERR_OVERFLOW). Writes the optimum to *best_value and, unless
+ * value_only, taken[j] = 1 for chosen items and 0 otherwise (n bytes). */
+SKSS_API skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc,
+                                   const int64_t *weights, const int64_t *values,
+                                   int64_t *best_value /* OUT */,
+                                   uint8_t *taken /* OUT, optional */);
+
+/* ------------------------------------------------------------------------ */
+/* Stream compaction                                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef enum skss_compact_predicate {
+  SKSS_KEEP_LT = 0,     /* x <  a */
+  SKSS_KEEP_LE,         /* x <= a */
+  SKSS_KEEP_GT,         /* x >  a */
+  SKSS_KEEP_GE,         /* x >= a */
+  SKSS_KEEP_EQ,         /* x == a */
+  SKSS_KEEP_NE,         /* x != a (NaN != anything is true)  */
+  SKSS_KEEP_RANGE,      /* a <= x < b (half-open)            */
+  SKSS_KEEP_NONZERO,    /* x != 0 (NaN counts as nonzero)    */
+  SKSS_KEEP_MASK_BYTES, /* mask[k] != 0                      */
+  SKSS_KEEP_MASK_BITS   /* bit k%8 (LSB first) of mask[k/8]  */
+} skss_compact_predicate;
+
+/* A scalar in the data's own type: `.i` for signed integer dtypes, `.u` for
+ * unsigned ones, `.f` for f64 and f32 (a f32 comparison uses (float).f). */
+typedef union skss_scalar {
+  int64_t i;
+  uint64_t u;
+  double f;
+} skss_scalar;
+
+typedef enum skss_compact_algorithm {
+  SKSS_COMPACT_AUTO = 0,
+  SKSS_COMPACT_LOOP = 1,         /* sequential: test, copy, count          */
+  SKSS_COMPACT_SCAN_CPU = 2      /* ours (CPU): parallel count, scan, scatter */
+} skss_compact_algorithm;
+
+typedef struct skss_compact_desc {
+  size_t size;                  /* sizeof(skss_compact_desc) */
+  int64_t n;                    /* number of input elements, >= 0 */
+  skss_dtype dtype;
+  skss_compact_predicate predicate;
+  skss_scalar a, b;             /* comparison operands (see the predicates) */
+  const void *mask;             /* for MASK_BYTES / MASK_BITS; else NULL    */
+  skss_compact_algorithm algorithm;
+} skss_compact_desc;
+
+#define SKSS_COMPACT_DESC_INIT \
+  { sizeof(skss_compact_desc), 0, SKSS_DTYPE_F32, SKSS_KEEP_NONZERO, {0}, {0}, NULL, \
+    SKSS_COMPACT_AUTO }
+
+/* Keeps, in order, the elements of `in` that satisfy the predicate. Writes
+ * them to `out_values` (if not NULL, room for n elements), their indices to
+ * `out_indices` (if not NULL, room for n int64), and their number to *count
+ * (required). NaN compares false except for NE and NONZERO. Outputs must not
+ * overlap `in`. With the CUDA backend *count may be device memory, written
+ * without synchronising. */
+SKSS_API skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc,
+                                  const void *in, void *out_values /* OUT, optional */,
+                                  int64_t *out_indices /* OUT, optional */,
+                                  int64_t *count /* OUT */);
+
+/* ------------------------------------------------------------------------ */
+/* Task arrays (CPU runner)                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* A task array has rows x cols tasks t[i][j]; row i runs in column order on
+ * one worker. Every task also depends on tasks of earlier rows:
+ *   FORWARD:  t[i'][j'] with i' < i and j' <  j
+ *   FAIR:     t[i'][j'] with i' < i and j' <= j
+ *   BACKWARD: t[i'][j'] with i' < i and j' <= j + reach * (i - i')
+ * By default a task waits on the whole set above (cheaply: on row i-1 at
+ * column j-1, j, or j+reach, which covers it by transitivity). A `deps`
+ * callback may instead list the exact predecessors of a task (each must
+ * lie in the set above); the runner waits for each. */
+typedef enum skss_taskarray_kind {
+  SKSS_TASKARRAY_FORWARD = 0,
+  SKSS_TASKARRAY_FAIR = 1,
+  SKSS_TASKARRAY_BACKWARD = 2
+} skss_taskarray_kind;
+
+/* How the tasks are run:
+ *  SKSS:         the paper's single soft-synchronised pass: workers take rows
+ *                from an atomic ticket counter and wait on per-row progress;
+ *  CONVENTIONAL: the papers' baseline, Parallel-Forward / Fair (Diagonal) /
+ *                Backward: one barrier after each partition of tasks;
+ *  SEQUENTIAL:   Sequential Algorithm Horizontal on the calling thread. */
+typedef enum skss_taskarray_schedule {
+  SKSS_TASKARRAY_SKSS = 0,
+  SKSS_TASKARRAY_CONVENTIONAL = 1,
+  SKSS_TASKARRAY_SEQUENTIAL = 2
+} skss_taskarray_schedule;
+
+/* Runs task (row, col); returns 0 on success. A non-zero return stops the
+ * run: no task starts after it is seen, and skss_taskarray_run() returns
+ * SKSS_ERR_CALLBACK. Called from worker threads (any of them), never twice
+ * for the same task. */
+typedef int (*skss_task_fn)(int64_t row, int64_t col, void *user_data);
+
+typedef struct skss_task_ref {
+  int64_t row, col;
+} skss_task_ref;
+
+/* Writes up to `max` predecessors of task (row, col) from earlier rows to
+ * `out` and returns how many (or -1 to stop the run with SKSS_ERR_CALLBACK). */
+typedef int (*skss_task_deps_fn)(int64_t row, int64_t col, skss_task_ref *out,
+                                 int max, void *user_data);
+
+#define SKSS_TASKARRAY_MAX_DEPS 64
+
+typedef struct skss_taskarray_desc {
+  size_t size;                  /* sizeof(skss_taskarray_desc) */
+  int64_t rows, cols;           /* >= 0 */
+  skss_taskarray_kind kind;
+  int64_t reach;                /* BACKWARD only: >= 1 */
+  skss_taskarray_schedule schedule;
+  skss_task_fn task;            /* required */
+  skss_task_deps_fn deps;       /* optional; at most SKSS_TASKARRAY_MAX_DEPS */
+  void *user_data;
+} skss_taskarray_desc;
+
+#define SKSS_TASKARRAY_DESC_INIT \
+  { sizeof(skss_taskarray_desc), 0, 0, SKSS_TASKARRAY_FORWARD, 1, \
+    SKSS_TASKARRAY_SKSS, NULL, NULL, NULL }
+
+/* Runs every task once, each after its predecessors, on the context's CPU
+ * threads (a CUDA context runs it on its host threads too; device-side task
+ * arrays are in skss_cuda.cuh). Returns after all tasks ran or the run stopped. */
+SKSS_API skss_status skss_taskarray_run(skss_ctx *ctx, const skss_taskarray_desc *desc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SKSS_H */

@@ -1,0 +1,27 @@
+/*
+ * backend_cuda_absent.c — the CUDA entry points of a build without CUDA:
+ * no devices, and any attempt to use the backend is "unsupported".
+ */
+#include "backend_cuda.h"
+
+#ifndef SKSS_WITH_CUDA
+
+int skss__cuda_built(void) { return 0; }
+int skss__cuda_device_count(void) { return 0; }
+skss_status skss__cuda_device_info(int ordinal, skss_device_info *out) {
+  (void)ordinal;
+  (void)out;
+  return SKSS_ERR_NO_DEVICE;
+}
+skss_status skss__cuda_ctx_init(skss_ctx *ctx, int device, void *stream) {
+  (void)device;
+  (void)stream;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_ctx_create(): this build has no CUDA backend");
+}
+void skss__cuda_ctx_release(skss_ctx *ctx) { (void)ctx; }
+skss_status skss__cuda_synchronize(skss_ctx *ctx) { (void)ctx; return SKSS_OK; }
+
+#else
+/* Keeps ISO C happy: a translation unit must declare something. */
+typedef int skss__cuda_is_built;
+#endif

@@ -1,0 +1,177 @@
+/*
+ * names.c — the name tables (backends, dtypes, algorithms) and which backend
+ * implements which algorithm. Adding an algorithm means one row here.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct alg_row {
+  int id;
+  const char *name;
+  unsigned backends; /* bit (1 << skss_backend) per backend that implements it */
+} alg_row;
+
+#define B_REF (1u << SKSS_BACKEND_CPU_REF)
+#define B_CPU (1u << SKSS_BACKEND_CPU)
+#define B_CUDA (1u << SKSS_BACKEND_CUDA)
+#define B_ALL (B_REF | B_CPU | B_CUDA)
+
+static const alg_row SAT_ALGS[] = {
+    {SKSS_SAT_AUTO, "auto", B_ALL},
+    {SKSS_SAT_2R2W_CPU, "2r2w-cpu", B_REF | B_CPU},
+    {SKSS_SAT_4R1W_CPU, "4r1w-cpu", B_REF | B_CPU},
+    {SKSS_SAT_ROWSCAN_CPU, "rowscan-cpu", B_CPU},
+    {SKSS_SAT_BANDS_CPU, "bands-cpu", B_CPU},
+};
+static const alg_row HALFTONE_ALGS[] = {
+    {SKSS_HALFTONE_AUTO, "auto", B_ALL},
+    {SKSS_HALFTONE_ED, "ed", B_REF | B_CPU},
+    {SKSS_HALFTONE_EC, "ec", B_REF | B_CPU},
+    {SKSS_HALFTONE_ED_RC, "ed-rc", B_REF | B_CPU},
+    {SKSS_HALFTONE_EC_RC, "ec-rc", B_REF | B_CPU},
+    {SKSS_HALFTONE_TASKARRAY_CPU, "taskarray-cpu", B_CPU},
+};
+static const alg_row KNAPSACK_ALGS[] = {
+    {SKSS_KNAPSACK_AUTO, "auto", B_ALL},
+    {SKSS_KNAPSACK_DP, "dp", B_REF | B_CPU},
+    {SKSS_KNAPSACK_TASKARRAY_CPU, "taskarray-cpu", B_CPU},
+};
+static const alg_row COMPACT_ALGS[] = {
+    {SKSS_COMPACT_AUTO, "auto", B_ALL},
+    {SKSS_COMPACT_LOOP, "loop", B_REF | B_CPU},
+    {SKSS_COMPACT_SCAN_CPU, "scan-cpu", B_CPU},
+};
+
+/* What AUTO means per backend: the oracle on CPU_REF, the fastest on CPU.
+ * The CUDA column is -1 until the CUDA primitives land. */
+typedef struct auto_row {
+  int cpu_ref, cpu, cuda;
+} auto_row;
+
+static const auto_row AUTOS[] = {
+    [SKSS_OP_SAT] = {SKSS_SAT_2R2W_CPU, SKSS_SAT_BANDS_CPU, -1},
+    [SKSS_OP_HALFTONE] = {SKSS_HALFTONE_ED, SKSS_HALFTONE_TASKARRAY_CPU, -1},
+    [SKSS_OP_KNAPSACK] = {SKSS_KNAPSACK_DP, SKSS_KNAPSACK_TASKARRAY_CPU, -1},
+    [SKSS_OP_COMPACT] = {SKSS_COMPACT_LOOP, SKSS_COMPACT_SCAN_CPU, -1},
+};
+
+static const char *const OP_NAMES[] = {"sat", "halftone", "knapsack", "compact"};
+
+static const alg_row *table(skss_op op, size_t *n) {
+#define T(arr) (*n = sizeof(arr) / sizeof(arr[0]), arr)
+  switch (op) {
+    case SKSS_OP_SAT: return T(SAT_ALGS);
+    case SKSS_OP_HALFTONE: return T(HALFTONE_ALGS);
+    case SKSS_OP_KNAPSACK: return T(KNAPSACK_ALGS);
+    case SKSS_OP_COMPACT: return T(COMPACT_ALGS);
+  }
+#undef T
+  *n = 0;
+  return NULL;
+}
+
+static const alg_row *find(skss_op op, int alg) {
+  size_t n;
+  const alg_row *t = table(op, &n);
+  for (size_t k = 0; k < n; k++)
+    if (t[k].id == alg) return &t[k];
+  return NULL;
+}
+
+const char *skss_algorithm_name(skss_op op, int algorithm) {
+  const alg_row *r = find(op, algorithm);
+  return r ? r->name : NULL;
+}
+
+skss_status skss_algorithm_from_name(skss_op op, const char *name, int *out) {
+  size_t n;
+  const alg_row *t = table(op, &n);
+  if (name == NULL || out == NULL) return SKSS_ERR_INVALID_ARG;
+  for (size_t k = 0; k < n; k++) {
+    if (strcmp(t[k].name, name) == 0) {
+      *out = t[k].id;
+      return SKSS_OK;
+    }
+  }
+  return SKSS_ERR_INVALID_ARG;
+}
+
+int skss_algorithm_supported(skss_op op, int algorithm, skss_backend backend) {
+  const alg_row *r = find(op, algorithm);
+  if (r == NULL || (unsigned)backend > SKSS_BACKEND_CUDA) return 0;
+  if (backend == SKSS_BACKEND_AUTO) return 1;
+  if (algorithm == 0) {
+    const auto_row *a = &AUTOS[op];
+    int id = backend == SKSS_BACKEND_CPU_REF ? a->cpu_ref : backend == SKSS_BACKEND_CPU ? a->cpu : a->cuda;
+    return id >= 0;
+  }
+  return (r->backends >> backend) & 1u;
+}
+
+skss_status skss__resolve_algorithm(skss_ctx *ctx, const char *fn, skss_op op, int requested,
+                                    int *resolved) {
+  const alg_row *r = find(op, requested);
+  if (r == NULL)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown %s algorithm %d", fn, OP_NAMES[op],
+                      requested);
+  if (!skss_algorithm_supported(op, requested, ctx->backend))
+    return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: the %s backend has no %s algorithm '%s'%s", fn,
+                      skss_backend_name(ctx->backend), OP_NAMES[op], r->name,
+                      ctx->backend == SKSS_BACKEND_CUDA ? " yet (CUDA kernels are not built in)" : "");
+  if (requested != 0) {
+    *resolved = requested;
+    return SKSS_OK;
+  }
+  const auto_row *a = &AUTOS[op];
+  *resolved = ctx->backend == SKSS_BACKEND_CPU_REF ? a->cpu_ref
+              : ctx->backend == SKSS_BACKEND_CPU   ? a->cpu
+                                                   : a->cuda;
+  return SKSS_OK;
+}
+
+static const char *const BACKEND_NAMES[] = {"auto", "cpu-ref", "cpu", "cuda"};
+
+const char *skss_backend_name(skss_backend backend) {
+  return (unsigned)backend <= SKSS_BACKEND_CUDA ? BACKEND_NAMES[backend] : NULL;
+}
+
+skss_status skss_backend_from_name(const char *name, skss_backend *out) {
+  if (name == NULL || out == NULL) return SKSS_ERR_INVALID_ARG;
+  for (int b = 0; b <= SKSS_BACKEND_CUDA; b++) {
+    if (strcmp(name, BACKEND_NAMES[b]) == 0) {
+      *out = (skss_backend)b;
+      return SKSS_OK;
+    }
+  }
+  return SKSS_ERR_INVALID_ARG;
+}
+
+static const struct {
+  const char *name;
+  size_t bytes;
+} DTYPES[] = {
+    [SKSS_DTYPE_U8] = {"u8", 1},   [SKSS_DTYPE_I8] = {"i8", 1},   [SKSS_DTYPE_U16] = {"u16", 2},
+    [SKSS_DTYPE_I16] = {"i16", 2}, [SKSS_DTYPE_U32] = {"u32", 4}, [SKSS_DTYPE_I32] = {"i32", 4},
+    [SKSS_DTYPE_U64] = {"u64", 8}, [SKSS_DTYPE_I64] = {"i64", 8}, [SKSS_DTYPE_F32] = {"f32", 4},
+    [SKSS_DTYPE_F64] = {"f64", 8},
+};
+
+size_t skss_dtype_size(skss_dtype dtype) {
+  return dtype >= SKSS_DTYPE_U8 && dtype <= SKSS_DTYPE_F64 ? DTYPES[dtype].bytes : 0;
+}
+
+const char *skss_dtype_name(skss_dtype dtype) {
+  return dtype >= SKSS_DTYPE_U8 && dtype <= SKSS_DTYPE_F64 ? DTYPES[dtype].name : NULL;
+}
+
+skss_status skss_dtype_from_name(const char *name, skss_dtype *out) {
+  if (name == NULL || out == NULL) return SKSS_ERR_INVALID_ARG;
+  for (int t = SKSS_DTYPE_U8; t <= SKSS_DTYPE_F64; t++) {
+    if (strcmp(name, DTYPES[t].name) == 0) {
+      *out = (skss_dtype)t;
+      return SKSS_OK;
+    }
+  }
+  return SKSS_ERR_INVALID_ARG;
+}

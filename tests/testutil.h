@@ -1,0 +1,60 @@
+/*
+ * testutil.h — shared helpers of the cmocka tests: a seeded generator whose
+ * seed is printed on failure (SKSS_TEST_SEED overrides it), the awkward
+ * sizes every primitive is tested on, and context helpers.
+ */
+#ifndef SKSS_TESTUTIL_H
+#define SKSS_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "skss.h"
+
+/* xoshiro256** state; deterministic from a 64-bit seed. */
+typedef struct tu_rng {
+  uint64_t s[4];
+} tu_rng;
+
+/* The run's base seed: SKSS_TEST_SEED from the environment or a fixed one. */
+uint64_t tu_seed(void);
+void tu_rng_init(tu_rng *r, uint64_t seed);
+uint64_t tu_next(tu_rng *r);
+/* Uniform in [lo, hi] (inclusive). */
+int64_t tu_range(tu_rng *r, int64_t lo, int64_t hi);
+/* Uniform double in [0, 1). */
+double tu_unit(tu_rng *r);
+/* Fills n bytes with random data. */
+void tu_fill_bytes(tu_rng *r, void *p, size_t n);
+
+/* Awkward sizes: 1, 2, 31, 32, 33, primes, ... (tu_sizes_count of them). */
+extern const int64_t tu_sizes[];
+extern const int tu_sizes_count;
+
+/* A context of `backend` with `threads` threads; fails the test if it can't. */
+skss_ctx *tu_ctx(skss_backend backend, int threads);
+
+/* Asserts st == SKSS_OK, printing the context's error text and the seed. */
+#define TU_OK(ctx, call)                                                                 \
+  do {                                                                                   \
+    skss_status tu_st_ = (call);                                                         \
+    if (tu_st_ != SKSS_OK) {                                                             \
+      print_error("%s:%d: %s -> %s: %s (seed %llu)\n", __FILE__, __LINE__, #call,        \
+                  skss_status_string(tu_st_), skss_ctx_last_error(ctx),                 \
+                  (unsigned long long)tu_seed());                                        \
+      fail();                                                                            \
+    }                                                                                    \
+  } while (0)
+
+/* Prints a failure with the seed and fails the test. */
+#define TU_FAIL(...)                                                                     \
+  do {                                                                                   \
+    print_error(__VA_ARGS__);                                                            \
+    print_error(" (seed %llu)\n", (unsigned long long)tu_seed());                        \
+    fail();                                                                              \
+  } while (0)
+
+#endif
