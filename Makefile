@@ -1,0 +1,44 @@
+# The two commands of the README:
+#   make demo  — installs what is missing, builds, runs the main job on the bundled inputs
+#   make test  — installs what is missing, builds from scratch and runs every test:
+#                unit + CLI + peer tests (release, warnings as errors), the CPU tests
+#                under ASan+UBSan, the fuzz-corpus replay, and an install + find_package check.
+# Both work on a fresh Debian 12 machine (scripts/deps.sh installs the rest).
+JOBS ?= $(shell nproc)
+PYTHON := $(shell test -x .venv/bin/python && echo $(CURDIR)/.venv/bin/python || command -v python3)
+
+.PHONY: all deps build demo test test-main test-asan test-fuzz test-install clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	@cmake --preset release -DPython3_EXECUTABLE=$(PYTHON) >/dev/null
+	@cmake --build --preset release -j $(JOBS)
+
+demo: build
+	@build/release/tools/skss/skss demo --out out
+
+test: deps test-main test-asan test-fuzz test-install
+	@echo "make test: all suites passed"
+
+test-main:
+	@cmake --preset ci -DPython3_EXECUTABLE=$(PYTHON) >/dev/null
+	@cmake --build --preset ci -j $(JOBS)
+	@ctest --preset ci -j $(JOBS)
+
+test-asan:
+	@cmake --preset asan -DPython3_EXECUTABLE=$(PYTHON) >/dev/null
+	@cmake --build --preset asan -j $(JOBS)
+	@ctest --preset asan -j $(JOBS)
+
+test-fuzz:
+	@scripts/fuzz-replay.sh 10
+
+test-install:
+	@scripts/install-check.sh
+
+clean:
+	rm -rf build out

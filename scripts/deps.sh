@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# deps.sh — installs what a fresh Debian 12 machine lacks to build, test and
+# run skss: the C toolchain, CMake/Ninja, libspng and cmocka from Debian's
+# packages; clang's libFuzzer runtime for the fuzz replay; and the Python
+# peers (NumPy, Pillow, OpenCV, OR-Tools, pytest, matplotlib) from PyPI.
+# Idempotent and quiet when everything is present. The CUDA toolkit is not
+# installed here: with nvcc on PATH (or in /usr/local/cuda) the CUDA backend
+# is built too, without it the build is CPU-only.
+#
+# Python: if `python3` already imports every peer it is used as is; else a
+# virtual environment is made in .venv (the Makefile prefers it when present).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(build-essential cmake ninja-build pkg-config libspng-dev libcmocka-dev
+  python3 python3-venv python3-pip clang libclang-rt-14-dev)
+PY_PACKAGES=(numpy pillow opencv-python-headless ortools pytest matplotlib)
+PY_IMPORTS="import numpy, PIL, cv2, ortools, pytest, matplotlib"
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "deps.sh: installing Debian packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if python3 -c "$PY_IMPORTS" 2>/dev/null; then
+  exit 0
+fi
+if [ -x .venv/bin/python ] && .venv/bin/python -c "$PY_IMPORTS" 2>/dev/null; then
+  exit 0
+fi
+# Prefer installing into a python3 that is not Debian-managed (pyenv, conda);
+# Debian's own interpreter refuses global pip installs, so use a venv there.
+if python3 -m pip --version >/dev/null 2>&1 &&
+  python3 -c 'import sys, sysconfig, os; sys.exit(os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+  echo "deps.sh: installing Python packages into $(command -v python3): ${PY_PACKAGES[*]}"
+  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "${PY_PACKAGES[@]}"
+else
+  echo "deps.sh: installing Python packages into .venv: ${PY_PACKAGES[*]}"
+  python3 -m venv .venv
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "${PY_PACKAGES[@]}"
+fi
