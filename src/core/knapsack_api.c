@@ -1,0 +1,181 @@
+/*
+ * knapsack_api.c — skss_knapsack(): validation, reduction of the instance to
+ * its DP items, algorithm dispatch, and the walk back that turns decision
+ * bits into the chosen set (skss-task-arrays.md, Section V.A; DESIGN.md §3).
+ *
+ * Reduction (exact for the optimum and for the deterministic chosen set):
+ *  - items with v_j = 0, or w_j > C, never change V: never taken;
+ *  - items with w_j = 0 add v_j to every V[c]: taken iff v_j > 0;
+ *  - the rest ("DP items") run the DP over capacities 0..C' with
+ *    C' = min(C, their total weight), since V[c][j] = V[min(c, W_j)][j] for
+ *    W_j the weight of the first j items, and the walk back from C' takes the
+ *    same items as the walk from C (the clamped capacity stays >= W_j).
+ * Walk back: from c = C', item j (last to first) is taken iff its decision
+ * bit at c is set, i.e. V[c][j+1] != V[c][j]; then c -= w_j.
+ * Threads: whatever the chosen algorithm uses; everything here is sequential.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cpu/knapsack_impl.h"
+#include "internal.h"
+
+static const char *const FN = "skss_knapsack()";
+
+/* Decision-bit memory when desc->max_bytes is 0. */
+#define DEFAULT_MAX_BYTES ((int64_t)4 << 30)
+
+static skss_status check_desc(skss_ctx *ctx, const skss_knapsack_desc *d, const int64_t *weights,
+                              const int64_t *values, const int64_t *best_value,
+                              const uint8_t *taken) {
+  if (d->n_items < 0)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: n_items %lld is negative", FN,
+                      (long long)d->n_items);
+  if (d->capacity < 0)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: capacity %lld is negative", FN,
+                      (long long)d->capacity);
+  if (d->max_bytes < 0)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: max_bytes %lld is negative", FN,
+                      (long long)d->max_bytes);
+  if (d->value_only != 0 && d->value_only != 1)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: value_only is %d, expected 0 or 1", FN,
+                      d->value_only);
+  if (best_value == NULL)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: best_value is NULL", FN);
+  if (d->n_items > 0 && (weights == NULL || values == NULL))
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: %s is NULL with %lld items", FN,
+                      weights == NULL ? "weights" : "values", (long long)d->n_items);
+  if (d->n_items > 0 && !d->value_only && taken == NULL)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
+                      "%s: taken is NULL; pass n_items bytes or set value_only", FN);
+  return SKSS_OK;
+}
+
+/* Negative items are invalid (the first one is named); the sum of all
+ * values must fit int64. */
+static skss_status check_items(skss_ctx *ctx, int64_t n, const int64_t *weights,
+                               const int64_t *values) {
+  int64_t sum = 0;
+  for (int64_t j = 0; j < n; j++) {
+    if (weights[j] < 0 || values[j] < 0)
+      return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: item %lld has %s %lld (must be >= 0)", FN,
+                        (long long)j, weights[j] < 0 ? "weight" : "value",
+                        (long long)(weights[j] < 0 ? weights[j] : values[j]));
+    if (values[j] > INT64_MAX - sum)
+      return skss__fail(ctx, SKSS_ERR_OVERFLOW,
+                        "%s: the sum of the values overflows int64 at item %lld", FN, (long long)j);
+    sum += values[j];
+  }
+  return SKSS_OK;
+}
+
+static bool is_dp_item(int64_t w, int64_t v, int64_t capacity) {
+  return w > 0 && w <= capacity && v > 0;
+}
+
+/* Fills p (items, cap, wide, words; w and v point into `store`, DP item k's
+ * input index is index[k]) and the value *base of the zero-weight items. */
+static void reduce(const skss_knapsack_desc *d, const int64_t *weights, const int64_t *values,
+                   int64_t *store, int64_t *index, skss__knap *p, int64_t *base) {
+  int64_t k = 0, total_w = 0, total_v = 0, *w = store, *v = store + d->n_items;
+  *base = 0;
+  for (int64_t j = 0; j < d->n_items; j++) {
+    if (weights[j] == 0) *base += values[j];
+    if (!is_dp_item(weights[j], values[j], d->capacity)) continue;
+    w[k] = weights[j];
+    v[k] = values[j];
+    index[k++] = j;
+    /* Saturate: only min(C, total) matters. */
+    total_w = weights[j] > d->capacity - total_w ? d->capacity : total_w + weights[j];
+    total_v += values[j];
+  }
+  p->items = k;
+  p->cap = total_w;
+  p->w = w;
+  p->v = v;
+  p->wide = total_v > INT32_MAX;
+  p->words = p->cap / 64 + 1;
+}
+
+/* Decision bits for the DP items, within the byte limit; NULL with *st set
+ * when they do not fit. */
+static uint64_t *alloc_bits(skss_ctx *ctx, const skss_knapsack_desc *d, const skss__knap *p,
+                            skss_status *st) {
+  int64_t limit = d->max_bytes ? d->max_bytes : DEFAULT_MAX_BYTES, bytes;
+  bool fits = skss__mul_i64(p->items, p->words, &bytes) && skss__mul_i64(bytes, 8, &bytes);
+  if (!fits || bytes > limit || (uint64_t)bytes > SIZE_MAX) {
+    char need[32];
+    if (fits)
+      snprintf(need, sizeof need, "%lld", (long long)bytes);
+    else
+      snprintf(need, sizeof need, "more than %lld", (long long)INT64_MAX);
+    *st = skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
+                     "%s: reconstructing the items needs %s bytes of decision bits (%lld items x "
+                     "%lld capacities), over the limit max_bytes = %lld; use value_only mode "
+                     "(O(capacity) memory) or raise max_bytes",
+                     FN, need, (long long)p->items, (long long)p->cap + 1, (long long)limit);
+    return NULL;
+  }
+  uint64_t *bits = skss__alloc(ctx, (size_t)bytes);
+  *st = bits ? SKSS_OK
+             : skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
+                          "%s: no memory for %lld bytes of decision bits; use value_only mode", FN,
+                          (long long)bytes);
+  return bits;
+}
+
+static skss_status run_algorithm(skss_ctx *ctx, int algorithm, skss__knap *p) {
+  if (p->items == 0) {
+    p->best = 0;
+    return SKSS_OK;
+  }
+  /* The oracle backend runs the plain C kernel; the CPU backend the fastest. */
+  p->isa = ctx->backend == SKSS_BACKEND_CPU_REF ? SKSS__KNAP_SCALAR : skss__knap_best_isa();
+  if (algorithm == SKSS_KNAPSACK_TASKARRAY_CPU) return skss__knapsack_taskarray(ctx, FN, p);
+  return skss__knapsack_dp(ctx, FN, p);
+}
+
+/* taken[j] from the decision bits of the DP items and the zero-weight rule. */
+static void walk_back(const skss_knapsack_desc *d, const int64_t *weights, const int64_t *values,
+                      const skss__knap *p, const int64_t *index, uint8_t *taken) {
+  for (int64_t j = 0; j < d->n_items; j++) taken[j] = weights[j] == 0 && values[j] > 0;
+  int64_t c = p->cap;
+  for (int64_t k = p->items - 1; k >= 0; k--) {
+    if ((p->bits[k * p->words + c / 64] >> (c % 64)) & 1u) {
+      taken[index[k]] = 1;
+      c -= p->w[k];
+    }
+  }
+}
+
+skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const int64_t *weights,
+                          const int64_t *values, int64_t *best_value, uint8_t *taken) {
+  SKSS__CHECK_CTX(ctx);
+  SKSS__CHECK_DESC(ctx, FN, desc, skss_knapsack_desc);
+  skss_status st = check_desc(ctx, desc, weights, values, best_value, taken);
+  if (st == SKSS_OK) st = check_items(ctx, desc->n_items, weights, values);
+  int algorithm = 0;
+  if (st == SKSS_OK)
+    st = skss__resolve_algorithm(ctx, FN, SKSS_OP_KNAPSACK, (int)desc->algorithm, &algorithm);
+  if (st != SKSS_OK) return st;
+
+  size_t store_bytes;
+  int64_t *store = NULL;
+  if (!skss__mul_size((size_t)desc->n_items, 3 * sizeof(int64_t), &store_bytes) ||
+      (store = skss__alloc(ctx, store_bytes)) == NULL)
+    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for the list of %lld items", FN,
+                      (long long)desc->n_items);
+  skss__knap p;
+  memset(&p, 0, sizeof p);
+  int64_t base, *index = store + 2 * desc->n_items;
+  reduce(desc, weights, values, store, index, &p, &base);
+  if (!desc->value_only && p.items > 0) p.bits = alloc_bits(ctx, desc, &p, &st);
+  if (st == SKSS_OK) st = run_algorithm(ctx, algorithm, &p);
+  if (st == SKSS_OK) {
+    *best_value = base + p.best;
+    if (!desc->value_only) walk_back(desc, weights, values, &p, index, taken);
+  }
+  skss__free(ctx, p.bits);
+  skss__free(ctx, store);
+  return st;
+}

@@ -1,0 +1,71 @@
+/*
+ * knapsack_impl.h — what the knapsack entry point (core/knapsack_api.c), the
+ * sequential DP (knapsack_ref.c) and the task-array DP (knapsack.c) share.
+ *
+ * The entry point reduces the instance to its "DP items": those with
+ * 0 < w_j <= C and v_j > 0 (the others never change V except zero-weight
+ * items, which shift every V[.][j] by v_j and are always taken when v_j > 0),
+ * and clamps the capacity to C' = min(C, their total weight). Both changes
+ * leave every decision V[c][j+1] != V[c][j] of the remaining items as it was.
+ * A DP row j maps V[.][j] (prev) to V[.][j+1] (next) over capacities
+ * 0..C' and, when reconstructing, stores the decision bits of that row.
+ *
+ * Only <stdint.h> and the public header are included, so white-box tests can
+ * include this file to test each instruction-set kernel against the scalar one.
+ */
+#ifndef SKSS_KNAPSACK_IMPL_H
+#define SKSS_KNAPSACK_IMPL_H
+
+#include <stdint.h>
+
+#include "skss.h"
+
+/* Instruction sets of the row kernel; SCALAR is plain C and runs anywhere. */
+typedef enum skss__knap_isa {
+  SKSS__KNAP_SCALAR = 0,
+  SKSS__KNAP_AVX2 = 1,
+  SKSS__KNAP_AVX512 = 2
+} skss__knap_isa;
+
+typedef struct skss__knap {
+  int64_t items;        /* DP items */
+  int64_t cap;          /* C': capacities 0..cap */
+  const int64_t *w, *v; /* weights and values of the DP items, in input order */
+  int wide;             /* 1: int64 cells; 0: int32 cells (sum of values <= INT32_MAX) */
+  skss__knap_isa isa;   /* kernel to run */
+  uint64_t *bits;       /* NULL (value only) or `items` rows of `words` words:
+                           bit c of row j = V[c][j+1] != V[c][j] */
+  int64_t words;        /* words per row: ceil((cap + 1) / 64) */
+  int64_t best;         /* OUT: V[cap][items] */
+} skss__knap;
+
+/* 1 if this build and this CPU can run kernel `isa`. */
+int skss__knap_isa_supported(skss__knap_isa isa);
+/* The fastest kernel this build and CPU can run. */
+skss__knap_isa skss__knap_best_isa(void);
+
+/* Bytes of one value cell. */
+static inline int64_t skss__knap_cell_bytes(const skss__knap *p) { return p->wide ? 8 : 4; }
+
+/* Computes next[c] for c in [lo, hi) of the row of an item (w, v) from
+ * prev[0, hi): next[c] = prev[c] if c < w, else max(prev[c], prev[c - w] + v),
+ * and, when row_bits is not NULL, the decision words covering [lo, hi) (bits
+ * at or past hi in the last word are 0). lo is a multiple of 64; prev and next
+ * are distinct buffers of int32 cells (wide = 0) or int64 cells (wide = 1). */
+void skss__knap_span(skss__knap_isa isa, int wide, const void *prev, void *next, int64_t lo,
+                     int64_t hi, int64_t w, int64_t v, uint64_t *row_bits);
+
+/* Allocates `rows` value rows of cap + 1 cells, each padded to 64 bytes;
+ * *row_bytes is the distance between rows. On failure records why on ctx,
+ * sets *st and returns NULL. Free with skss__free(). */
+void *skss__knap_alloc_rows(skss_ctx *ctx, const char *fn, const skss__knap *p, int64_t rows,
+                            size_t *row_bytes, skss_status *st);
+/* Cell c of a value row. */
+int64_t skss__knap_cell(const skss__knap *p, const void *row, int64_t c);
+
+/* SKSS_KNAPSACK_DP: rows one after another, two row buffers. */
+skss_status skss__knapsack_dp(skss_ctx *ctx, const char *fn, skss__knap *p);
+/* SKSS_KNAPSACK_TASKARRAY_CPU: rows on a task array of capacity chunks. */
+skss_status skss__knapsack_taskarray(skss_ctx *ctx, const char *fn, skss__knap *p);
+
+#endif

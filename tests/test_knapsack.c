@@ -1,0 +1,548 @@
+/*
+ * test_knapsack.c — skss_knapsack() on every CPU backend, algorithm and
+ * thread count. Oracles: brute force over all subsets (n <= 16), a full
+ * (n+1) x (C+1) table with the deterministic walk back written out here, and
+ * the CPU_REF backend for larger instances. The chosen set must be identical
+ * everywhere. Also: instance classes (uncorrelated, weakly and strongly
+ * correlated, zero weights and values, w > C, C = 0, n = 0 and 1, huge C),
+ * the int32 and int64 cell paths, the task array's passes and ring, each
+ * instruction-set kernel against the plain C one, value overflow, the
+ * decision-bit limit, and misuse.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/cpu/knapsack_impl.h"
+#include "testutil.h"
+
+#define POISON 0xA5
+#define BIG_C 1000000000000000ll /* 10^15 */
+
+/* ---- instances --------------------------------------------------------- */
+
+typedef struct inst {
+  int64_t n, cap;
+  int64_t *w, *v;
+} inst;
+
+typedef enum inst_kind { UNCORRELATED, WEAK, STRONG, ZEROS } inst_kind;
+
+static inst inst_new(int64_t n, int64_t cap) {
+  inst in = {n, cap, calloc((size_t)n + 1, sizeof(int64_t)), calloc((size_t)n + 1, sizeof(int64_t))};
+  assert_non_null(in.w);
+  assert_non_null(in.v);
+  return in;
+}
+
+static void inst_free(inst *in) {
+  free(in->w);
+  free(in->v);
+}
+
+/* Pisinger's classes with weights in [1, r]; ZEROS mixes in zero weights,
+ * zero values and items heavier than the capacity. cap < 0: half the weight. */
+static inst inst_random(tu_rng *rng, inst_kind kind, int64_t n, int64_t r, int64_t cap) {
+  inst in = inst_new(n, 0);
+  int64_t total = 0;
+  for (int64_t j = 0; j < n; j++) {
+    int64_t w = tu_range(rng, 1, r);
+    int64_t v = kind == STRONG ? w + r / 10
+                : kind == WEAK ? w + tu_range(rng, -(r / 10), r / 10)
+                               : tu_range(rng, 1, r);
+    if (kind == ZEROS) {
+      int64_t pick = tu_range(rng, 0, 5);
+      if (pick == 0) w = 0;
+      if (pick == 1) v = 0;
+      if (pick == 2) w = r * 4;
+    }
+    in.w[j] = w;
+    in.v[j] = v < 1 && kind == WEAK ? 1 : v;
+    total += w;
+  }
+  in.cap = cap >= 0 ? cap : total / 2;
+  return in;
+}
+
+/* ---- oracles -------------------------------------------------------------- */
+
+static int64_t brute_force(const inst *in) {
+  int64_t best = 0;
+  for (uint64_t s = 0; s < (1ull << in->n); s++) {
+    int64_t w = 0, v = 0;
+    for (int64_t j = 0; j < in->n; j++)
+      if ((s >> j) & 1u) w += in->w[j], v += in->v[j];
+    if (w <= in->cap && v > best) best = v;
+  }
+  return best;
+}
+
+/* The full table V[c][j] (no clamping, no reduction) and the rule's walk. */
+static int64_t table_oracle(const inst *in, uint8_t *taken) {
+  int64_t rows = in->cap + 1;
+  int64_t *V = calloc((size_t)(rows * (in->n + 1)), sizeof(int64_t));
+  assert_non_null(V);
+#define AT(c, j) V[(j) * rows + (c)]
+  for (int64_t j = 0; j < in->n; j++) {
+    for (int64_t c = 0; c <= in->cap; c++) {
+      int64_t keep = AT(c, j);
+      AT(c, j + 1) = c < in->w[j] || AT(c - in->w[j], j) + in->v[j] <= keep
+                         ? keep
+                         : AT(c - in->w[j], j) + in->v[j];
+    }
+  }
+  int64_t c = in->cap, best = AT(c, in->n);
+  for (int64_t j = in->n - 1; j >= 0; j--) {
+    taken[j] = AT(c, j + 1) != AT(c, j);
+    if (taken[j]) c -= in->w[j];
+  }
+#undef AT
+  free(V);
+  return best;
+}
+
+/* ---- running ------------------------------------------------------------- */
+
+typedef struct config {
+  skss_backend backend;
+  int threads;
+  skss_knapsack_algorithm algorithm;
+} config;
+
+static const config CONFIGS[] = {
+    {SKSS_BACKEND_CPU_REF, 1, SKSS_KNAPSACK_AUTO},          {SKSS_BACKEND_CPU_REF, 1, SKSS_KNAPSACK_DP},
+    {SKSS_BACKEND_CPU, 1, SKSS_KNAPSACK_DP},                {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_DP},
+    {SKSS_BACKEND_CPU, 1, SKSS_KNAPSACK_TASKARRAY_CPU},     {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_TASKARRAY_CPU},
+    {SKSS_BACKEND_CPU, 3, SKSS_KNAPSACK_TASKARRAY_CPU},     {SKSS_BACKEND_CPU, 5, SKSS_KNAPSACK_TASKARRAY_CPU},
+    {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_AUTO},
+};
+#define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
+
+typedef struct fixture {
+  skss_ctx *ctx[NCONFIGS];
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  for (int k = 0; k < NCONFIGS; k++) f->ctx[k] = tu_ctx(CONFIGS[k].backend, CONFIGS[k].threads);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  for (int k = 0; k < NCONFIGS; k++) skss_ctx_destroy(f->ctx[k]);
+  free(f);
+  return 0;
+}
+
+static void print_config(int k, const inst *in) {
+  print_error("config %s/%d threads/%s, n = %lld, C = %lld\n",
+              skss_backend_name(CONFIGS[k].backend), CONFIGS[k].threads,
+              skss_algorithm_name(SKSS_OP_KNAPSACK, CONFIGS[k].algorithm), (long long)in->n,
+              (long long)in->cap);
+}
+
+/* Solves `in` with config k, poisoning the outputs first; returns the status. */
+static skss_status solve(const fixture *f, int k, const inst *in, int value_only, int64_t max_bytes,
+                         int64_t *best, uint8_t *taken) {
+  skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+  d.n_items = in->n;
+  d.capacity = in->cap;
+  d.value_only = value_only;
+  d.max_bytes = max_bytes;
+  d.algorithm = CONFIGS[k].algorithm;
+  memset(best, POISON, sizeof *best);
+  if (taken) memset(taken, POISON, (size_t)in->n + 1);
+  return skss_knapsack(f->ctx[k], &d, in->w, in->v, best, taken);
+}
+
+/* The chosen set is feasible and worth `best`. */
+static void check_feasible(const inst *in, const uint8_t *taken, int64_t best, int k) {
+  int64_t w = 0, v = 0;
+  for (int64_t j = 0; j < in->n; j++) {
+    if (taken[j] > 1) {
+      print_config(k, in);
+      TU_FAIL("taken[%lld] = %d", (long long)j, taken[j]);
+    }
+    if (taken[j]) w += in->w[j], v += in->v[j];
+  }
+  if (w > in->cap || v != best) {
+    print_config(k, in);
+    TU_FAIL("chosen set weighs %lld (C = %lld) and is worth %lld, optimum %lld", (long long)w,
+            (long long)in->cap, (long long)v, (long long)best);
+  }
+}
+
+/* Every config gives `best` and exactly `expect_taken` (when not NULL; else
+ * the CPU_REF result), in reconstruction and value-only mode. */
+static void check_all(const fixture *f, const inst *in, int64_t expect_best,
+                      const uint8_t *expect_taken) {
+  uint8_t *taken = malloc((size_t)in->n + 1), *first = malloc((size_t)in->n + 1);
+  assert_non_null(taken);
+  assert_non_null(first);
+  for (int k = 0; k < NCONFIGS; k++) {
+    int64_t best, best_vo;
+    TU_OK(f->ctx[k], solve(f, k, in, 0, 0, &best, taken));
+    TU_OK(f->ctx[k], solve(f, k, in, 1, 0, &best_vo, NULL));
+    if (best != expect_best || best_vo != expect_best) {
+      print_config(k, in);
+      TU_FAIL("optimum %lld (value only %lld), expected %lld", (long long)best, (long long)best_vo,
+              (long long)expect_best);
+    }
+    check_feasible(in, taken, best, k);
+    if (taken[in->n] != POISON) TU_FAIL("taken written past n_items");
+    if (k == 0) memcpy(first, taken, (size_t)in->n);
+    const uint8_t *want = expect_taken ? expect_taken : first;
+    for (int64_t j = 0; j < in->n; j++) {
+      if (taken[j] != want[j]) {
+        print_config(k, in);
+        TU_FAIL("taken[%lld] = %d, expected %d", (long long)j, taken[j], want[j]);
+      }
+    }
+  }
+  free(taken);
+  free(first);
+}
+
+/* Checks against the full-table oracle (and brute force when n <= 16). */
+static void check_with_table(const fixture *f, const inst *in) {
+  uint8_t *taken = malloc((size_t)in->n + 1);
+  assert_non_null(taken);
+  int64_t best = table_oracle(in, taken);
+  if (in->n <= 16 && brute_force(in) != best) TU_FAIL("table oracle disagrees with brute force");
+  check_all(f, in, best, taken);
+  free(taken);
+}
+
+/* Checks every config against CPU_REF (config 0). */
+static void check_vs_ref(const fixture *f, const inst *in) {
+  int64_t best;
+  uint8_t *taken = malloc((size_t)in->n + 1);
+  assert_non_null(taken);
+  TU_OK(f->ctx[0], solve(f, 0, in, 0, 0, &best, taken));
+  check_all(f, in, best, NULL);
+  free(taken);
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void test_brute_force_small(void **state) {
+  tu_rng rng;
+  tu_rng_init(&rng, tu_seed());
+  for (int round = 0; round < 60; round++) {
+    int64_t n = round % 17;
+    inst in = inst_random(&rng, (inst_kind)(round % 4), n, tu_range(&rng, 1, 40), -1);
+    if (round % 5 == 0) in.cap = tu_range(&rng, 0, 60);
+    check_with_table(*state, &in);
+    inst_free(&in);
+  }
+}
+
+/* The paper's example (Figure 6): items (v, w) = (2,4), (2,2), (3,3), (4,1). */
+static void test_paper_example(void **state) {
+  inst in = inst_new(4, 5);
+  int64_t v[] = {2, 2, 3, 4}, w[] = {4, 2, 3, 1};
+  memcpy(in.v, v, sizeof v);
+  memcpy(in.w, w, sizeof w);
+  uint8_t expect[] = {0, 0, 1, 1};
+  check_all(*state, &in, 7, expect);
+  inst_free(&in);
+}
+
+/* Ties: many subsets reach the optimum; the rule still fixes one. */
+static void test_ties(void **state) {
+  inst in = inst_new(12, 30);
+  for (int j = 0; j < 12; j++) in.w[j] = 5, in.v[j] = 7;
+  check_with_table(*state, &in);
+  for (int j = 0; j < 12; j++) in.w[j] = 1 + j % 3, in.v[j] = 2 * (1 + j % 3);
+  check_with_table(*state, &in);
+  inst_free(&in);
+}
+
+static void test_edge_sizes(void **state) {
+  inst in = inst_new(0, 0);
+  check_all(*state, &in, 0, NULL); /* n = 0 */
+  in.cap = 17;
+  check_all(*state, &in, 0, NULL);
+  inst_free(&in);
+  in = inst_new(1, 0); /* n = 1, C = 0 */
+  in.w[0] = 3, in.v[0] = 9;
+  uint8_t no[] = {0}, yes[] = {1};
+  check_all(*state, &in, 0, no);
+  in.cap = 3;
+  check_all(*state, &in, 9, yes);
+  in.cap = 2;
+  check_all(*state, &in, 0, no);
+  in.w[0] = 0; /* zero weight fits C = 0 */
+  in.cap = 0;
+  check_all(*state, &in, 9, yes);
+  in.v[0] = 0;
+  check_all(*state, &in, 0, no);
+  inst_free(&in);
+  tu_rng rng;
+  tu_rng_init(&rng, tu_seed() + 1);
+  for (int k = 0; k < tu_sizes_count; k++) { /* C = 0 with some zero weights */
+    in = inst_random(&rng, ZEROS, tu_sizes[k], 20, 0);
+    check_with_table(*state, &in);
+    inst_free(&in);
+  }
+}
+
+/* Awkward capacities around word and chunk boundaries, all classes. */
+static void test_random_classes(void **state) {
+  tu_rng rng;
+  tu_rng_init(&rng, tu_seed() + 2);
+  static const int64_t caps[] = {1, 63, 64, 65, 127, 128, 129, 2047, 2048, 2049, 4095, 16383, 16384, 16385};
+  for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++) {
+    for (int kind = UNCORRELATED; kind <= ZEROS; kind++) {
+      int64_t n = tu_sizes[(k + (size_t)kind) % (size_t)tu_sizes_count] % 97 + 1;
+      inst in = inst_random(&rng, (inst_kind)kind, n, tu_range(&rng, 1, caps[k] + 50), caps[k]);
+      check_with_table(*state, &in);
+      inst_free(&in);
+    }
+  }
+}
+
+/* Big enough for the task array to use every worker, several chunks, and
+ * weights shorter and longer than a chunk (the ring waits). */
+static void test_parallel_vs_ref(void **state) {
+  tu_rng rng;
+  tu_rng_init(&rng, tu_seed() + 3);
+  struct {
+    int64_t n, r, cap;
+  } cases[] = {{120, 300, 60000}, {97, 40000, 150001}, {64, 30000, -1}, {31, 3000, 200003}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    for (int kind = UNCORRELATED; kind <= ZEROS; kind++) {
+      inst in = inst_random(&rng, (inst_kind)kind, cases[k].n, cases[k].r, cases[k].cap);
+      check_vs_ref(*state, &in);
+      inst_free(&in);
+    }
+  }
+}
+
+/* More DP rows than one pass of the task array holds. */
+static void test_many_items(void **state) {
+  tu_rng rng;
+  tu_rng_init(&rng, tu_seed() + 4);
+  inst in = inst_random(&rng, UNCORRELATED, 4500, 40, 9000);
+  check_vs_ref(*state, &in);
+  inst_free(&in);
+}
+
+/* A huge capacity with small weights is clamped to their total. */
+static void test_huge_capacity(void **state) {
+  tu_rng rng;
+  tu_rng_init(&rng, tu_seed() + 5);
+  inst in = inst_random(&rng, STRONG, 200, 1000, BIG_C);
+  int64_t all = 0;
+  for (int64_t j = 0; j < in.n; j++) all += in.v[j];
+  uint8_t *every = malloc((size_t)in.n);
+  memset(every, 1, (size_t)in.n);
+  check_all(*state, &in, all, every);
+  free(every);
+  inst_free(&in);
+  /* Capacities past, at and just under the total weight, against the unclamped table. */
+  for (int kind = UNCORRELATED; kind <= ZEROS; kind++) {
+    in = inst_random(&rng, (inst_kind)kind, 30, 50, 0);
+    int64_t total = 0;
+    for (int64_t j = 0; j < in.n; j++) total += in.w[j];
+    for (int64_t cap = total + 500; cap >= total - 1; cap -= cap > total ? 500 : 1) {
+      in.cap = cap;
+      check_with_table(*state, &in);
+    }
+    inst_free(&in);
+  }
+}
+
+/* Values summing to exactly INT32_MAX (int32 cells) and one more (int64). */
+static void test_cell_widths(void **state) {
+  tu_rng rng;
+  tu_rng_init(&rng, tu_seed() + 6);
+  for (int64_t extra = 0; extra <= 1; extra++) {
+    inst in = inst_random(&rng, UNCORRELATED, 40, 500, 5000);
+    int64_t rest = INT32_MAX + extra;
+    for (int64_t j = 0; j < in.n; j++) {
+      in.v[j] = j == in.n - 1 ? rest : tu_range(&rng, 1, INT32_MAX / 64);
+      rest -= in.v[j];
+    }
+    check_with_table(*state, &in);
+    inst_free(&in);
+  }
+  /* Values near 2^61: int64 cells with sums far past 2^31. */
+  inst in = inst_random(&rng, WEAK, 3, 100, 150);
+  for (int64_t j = 0; j < in.n; j++) in.v[j] = ((int64_t)1 << 61) + tu_range(&rng, 0, 1000);
+  check_with_table(*state, &in);
+  in.v[0] = INT64_MAX - in.v[1] - in.v[2]; /* the sum is exactly INT64_MAX */
+  check_with_table(*state, &in);
+  inst_free(&in);
+  in = inst_random(&rng, WEAK, 300, 3000, 100000);
+  for (int64_t j = 0; j < in.n; j++) in.v[j] = ((int64_t)1 << 40) + in.w[j] * 997;
+  check_vs_ref(*state, &in);
+  inst_free(&in);
+}
+
+/* Each instruction-set kernel equals the plain C kernel on random rows. */
+static void test_kernels(void **state) {
+  (void)state;
+  tu_rng rng;
+  tu_rng_init(&rng, tu_seed() + 7);
+  enum { CELLS = 3000, ALLOC = (CELLS + 8) * 8 };
+  int64_t *prev = aligned_alloc(64, ALLOC), *got = aligned_alloc(64, ALLOC),
+          *want = aligned_alloc(64, ALLOC);
+  uint64_t got_bits[CELLS / 64 + 1], want_bits[CELLS / 64 + 1];
+  for (int isa = SKSS__KNAP_AVX2; isa <= SKSS__KNAP_AVX512; isa++) {
+    if (!skss__knap_isa_supported((skss__knap_isa)isa)) continue;
+    for (int round = 0; round < 400; round++) {
+      int wide = round & 1;
+      int64_t limit = wide ? (int64_t)1 << 60 : (int64_t)1 << 29;
+      for (int c = 0; c < CELLS; c++) {
+        int64_t x = tu_range(&rng, 0, limit);
+        if (wide) prev[c] = x;
+        else ((int32_t *)prev)[c] = (int32_t)x;
+      }
+      int64_t lo = tu_range(&rng, 0, 20) * 64, hi = tu_range(&rng, lo, CELLS);
+      int64_t w = tu_range(&rng, 1, round % 3 ? 200 : CELLS), v = tu_range(&rng, 0, limit);
+      memset(got, POISON, ALLOC);
+      memset(want, POISON, ALLOC);
+      memset(got_bits, POISON, sizeof got_bits);
+      memset(want_bits, POISON, sizeof want_bits);
+      skss__knap_span(SKSS__KNAP_SCALAR, wide, prev, want, lo, hi, w, v, want_bits);
+      skss__knap_span((skss__knap_isa)isa, wide, prev, got, lo, hi, w, v, got_bits);
+      size_t cell = wide ? 8 : 4;
+      if (memcmp(got, want, ALLOC) != 0 || memcmp(got_bits, want_bits, sizeof got_bits) != 0)
+        TU_FAIL("kernel %d (wide %d) differs from C on [%lld, %lld), w %lld", isa, wide,
+                (long long)lo, (long long)hi, (long long)w);
+      for (size_t b = 0; b < ALLOC; b++)
+        if ((b < (size_t)lo * cell || b >= (size_t)hi * cell) && ((uint8_t *)want)[b] != POISON)
+          TU_FAIL("kernel wrote outside [%lld, %lld)", (long long)lo, (long long)hi);
+    }
+  }
+  free(prev);
+  free(got);
+  free(want);
+}
+
+static void expect_error(const fixture *f, int k, const skss_knapsack_desc *d, const int64_t *w,
+                         const int64_t *v, int64_t *best, uint8_t *taken, skss_status want,
+                         const char *text) {
+  int64_t poison;
+  memset(&poison, POISON, sizeof poison);
+  if (best) *best = poison;
+  skss_status st = skss_knapsack(f->ctx[k], d, w, v, best, taken);
+  const char *msg = skss_ctx_last_error(f->ctx[k]);
+  if (st != want || strstr(msg, "skss_knapsack(): ") != msg || strstr(msg, text) == NULL)
+    TU_FAIL("got %s \"%s\", expected %s with \"%s\"", skss_status_string(st), msg,
+            skss_status_string(want), text);
+  if (best && *best != poison) TU_FAIL("best_value written on error");
+}
+
+static void test_overflow(void **state) {
+  fixture *f = *state;
+  int64_t w[] = {1, 2, 3}, v[] = {INT64_MAX - 5, 5, 1}, best;
+  uint8_t taken[3];
+  skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+  d.n_items = 3;
+  d.capacity = 10;
+  for (int k = 0; k < NCONFIGS; k++)
+    expect_error(f, k, &d, w, v, &best, taken, SKSS_ERR_OVERFLOW, "overflows int64 at item 2");
+  w[2] = 100; /* even an item that can never be taken counts */
+  expect_error(f, 4, &d, w, v, &best, taken, SKSS_ERR_OVERFLOW, "overflow");
+}
+
+static void test_bit_limit(void **state) {
+  fixture *f = *state;
+  /* 3 items of weight 100, C = 1000: C' = 300, 5 words per row, 120 bytes. */
+  int64_t w[] = {100, 100, 100}, v[] = {1, 2, 3}, best;
+  uint8_t taken[3];
+  skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+  d.n_items = 3;
+  d.capacity = 1000;
+  for (int k = 0; k < NCONFIGS; k++) {
+    d.algorithm = CONFIGS[k].algorithm;
+    d.max_bytes = 119;
+    expect_error(f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "needs 120 bytes");
+    expect_error(f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "value_only");
+    d.max_bytes = 120;
+    TU_OK(f->ctx[k], skss_knapsack(f->ctx[k], &d, w, v, &best, taken));
+    assert_int_equal(best, 6);
+    d.value_only = 1;
+    d.max_bytes = 1;
+    TU_OK(f->ctx[k], skss_knapsack(f->ctx[k], &d, w, v, &best, NULL));
+    assert_int_equal(best, 6);
+    d.value_only = 0;
+  }
+  /* Huge weights and capacity: far past the default 4 GiB of bits, and the
+   * value rows of value-only mode cannot be allocated either. */
+  int64_t hw[] = {BIG_C / 4, BIG_C / 2, BIG_C / 3};
+  d.capacity = BIG_C;
+  d.max_bytes = 0;
+  d.algorithm = SKSS_KNAPSACK_AUTO;
+  expect_error(f, 0, &d, hw, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "use value_only mode");
+  d.value_only = 1;
+  expect_error(f, 0, &d, hw, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "value rows");
+  expect_error(f, 5, &d, hw, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "value rows");
+}
+
+static void test_misuse(void **state) {
+  fixture *f = *state;
+  int64_t w[] = {1, 2, 3, -4}, v[] = {1, 2, 3, 4}, best;
+  uint8_t taken[4];
+  skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+  d.n_items = 3;
+  d.capacity = 5;
+  assert_int_equal(skss_knapsack(NULL, &d, w, v, &best, taken), SKSS_ERR_INVALID_ARG);
+  expect_error(f, 2, NULL, w, v, &best, taken, SKSS_ERR_INVALID_ARG, "desc is NULL");
+  d.size = sizeof d - 1;
+  expect_error(f, 2, &d, w, v, &best, taken, SKSS_ERR_INVALID_ARG, "desc->size");
+  d.size = sizeof d;
+  d.n_items = -1;
+  expect_error(f, 2, &d, w, v, &best, taken, SKSS_ERR_INVALID_ARG, "n_items -1 is negative");
+  d.n_items = 3;
+  d.capacity = -2;
+  expect_error(f, 2, &d, w, v, &best, taken, SKSS_ERR_INVALID_ARG, "capacity -2 is negative");
+  d.capacity = 5;
+  d.max_bytes = -1;
+  expect_error(f, 2, &d, w, v, &best, taken, SKSS_ERR_INVALID_ARG, "max_bytes");
+  d.max_bytes = 0;
+  d.value_only = 2;
+  expect_error(f, 2, &d, w, v, &best, taken, SKSS_ERR_INVALID_ARG, "value_only");
+  d.value_only = 0;
+  expect_error(f, 2, &d, NULL, v, &best, taken, SKSS_ERR_INVALID_ARG, "weights is NULL");
+  expect_error(f, 2, &d, w, NULL, &best, taken, SKSS_ERR_INVALID_ARG, "values is NULL");
+  expect_error(f, 2, &d, w, v, NULL, taken, SKSS_ERR_INVALID_ARG, "best_value is NULL");
+  expect_error(f, 2, &d, w, v, &best, NULL, SKSS_ERR_INVALID_ARG, "taken is NULL");
+  d.n_items = 4;
+  expect_error(f, 2, &d, w, v, &best, taken, SKSS_ERR_INVALID_ARG, "item 3 has weight -4");
+  w[3] = 4;
+  v[1] = -7;
+  expect_error(f, 2, &d, w, v, &best, taken, SKSS_ERR_INVALID_ARG, "item 1 has value -7");
+  v[1] = 2;
+  d.algorithm = (skss_knapsack_algorithm)99;
+  expect_error(f, 2, &d, w, v, &best, taken, SKSS_ERR_INVALID_ARG, "unknown knapsack algorithm");
+  d.algorithm = SKSS_KNAPSACK_TASKARRAY_CPU;
+  expect_error(f, 0, &d, w, v, &best, taken, SKSS_ERR_UNSUPPORTED, "taskarray-cpu");
+  /* NULL arrays are fine without items; taken may be NULL in value-only mode. */
+  d.algorithm = SKSS_KNAPSACK_AUTO;
+  d.n_items = 0;
+  TU_OK(f->ctx[2], skss_knapsack(f->ctx[2], &d, NULL, NULL, &best, NULL));
+  assert_int_equal(best, 0);
+  d.n_items = 4;
+  d.value_only = 1;
+  memset(taken, POISON, sizeof taken);
+  TU_OK(f->ctx[2], skss_knapsack(f->ctx[2], &d, w, v, &best, taken));
+  assert_int_equal(best, 5); /* items {0, 3} or {1, 2} */
+  for (int j = 0; j < 4; j++) assert_int_equal(taken[j], POISON);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_brute_force_small), cmocka_unit_test(test_paper_example),
+      cmocka_unit_test(test_ties),              cmocka_unit_test(test_edge_sizes),
+      cmocka_unit_test(test_random_classes),    cmocka_unit_test(test_parallel_vs_ref),
+      cmocka_unit_test(test_many_items),        cmocka_unit_test(test_huge_capacity),
+      cmocka_unit_test(test_cell_widths),       cmocka_unit_test(test_kernels),
+      cmocka_unit_test(test_overflow),          cmocka_unit_test(test_bit_limit),
+      cmocka_unit_test(test_misuse),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
