@@ -1,0 +1,170 @@
+/*
+ * halftone_impl.h — what the halftone entry point (core/halftone_api.c), the
+ * papers' sequential algorithms (halftone_ref.c) and our task array
+ * (halftone.c) share:
+ *  - the dither kernels, one X-macro line each, so that every algorithm is
+ *    compiled once per kernel with its weights as constants (the table of
+ *    skss_dither_kernel_get_info() in halftone_kernels.c is made from the
+ *    same lines);
+ *  - the per-pixel rule of skss.h and BITS packing;
+ *  - error collection with register caching (error-diffusion-parallel.md,
+ *    Section II) over a span of one row: the inner loop of the sequential
+ *    EC-RC and of the task array.
+ */
+#ifndef SKSS_HALFTONE_IMPL_H
+#define SKSS_HALFTONE_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+
+#if defined(__GNUC__)
+#define SKSS__HT_INLINE static inline __attribute__((always_inline))
+#else
+#define SKSS__HT_INLINE static inline
+#endif
+
+/* X(arg, ENUM suffix, name, divisor, rows, slope, weights of row 0 for
+ * dx = +1, +2, of row 1 for dx = -2..2, of row 2 for dx = -2..2): weight w of
+ * row dy at dx sends w / divisor of a pixel's error to (y + dy, x + dx).
+ * slope = 1 + the farthest column to the right a pixel collects from in the
+ * row above (so a row must lag the row above by `slope` columns). */
+#define SKSS__DITHER_KERNELS(X, arg)                                                          \
+  X(arg, FLOYD_STEINBERG, "fs", 16, 2, 2, (7, 0), (0, 3, 5, 1, 0), (0, 0, 0, 0, 0))           \
+  X(arg, JARVIS_JUDICE_NINKE, "jjn", 48, 3, 3, (7, 5), (3, 5, 7, 5, 3), (1, 3, 5, 3, 1))      \
+  X(arg, STUCKI, "stucki", 42, 3, 3, (8, 4), (2, 4, 8, 4, 2), (1, 2, 4, 2, 1))                \
+  X(arg, BURKES, "burkes", 32, 2, 3, (8, 4), (2, 4, 8, 4, 2), (0, 0, 0, 0, 0))                \
+  X(arg, SIERRA3, "sierra3", 32, 3, 3, (5, 3), (2, 4, 5, 4, 2), (0, 2, 3, 2, 0))              \
+  X(arg, SIERRA2, "sierra2", 16, 2, 3, (4, 3), (1, 2, 3, 2, 1), (0, 0, 0, 0, 0))              \
+  X(arg, SIERRA_LITE, "sierra-lite", 4, 2, 2, (2, 0), (0, 1, 1, 0, 0), (0, 0, 0, 0, 0))       \
+  X(arg, ATKINSON, "atkinson", 8, 3, 2, (1, 1), (0, 1, 1, 1, 0), (0, 0, 1, 0, 0))
+
+#define SKSS__HT_UNPACK(...) __VA_ARGS__
+/* An skss_dither_kernel_info initialiser from the tail of an X-macro line. */
+#define SKSS__DITHER_INFO(name, divisor, rows, slope, row0, row1, row2)                        \
+  {                                                                                            \
+    name, {{0, 0, 0, SKSS__HT_UNPACK row0}, {SKSS__HT_UNPACK row1}, {SKSS__HT_UNPACK row2}},   \
+        divisor, rows, slope                                                                   \
+  }
+
+/* A switch over `kernel` whose case for each kernel runs CALL(k), k pointing
+ * at that kernel's constant description: an always-inline CALL is thus
+ * compiled per kernel with constant weights, rows and slope. */
+#define SKSS__DITHER_SWITCH(kernel, CALL)                       \
+  switch (kernel) { SKSS__DITHER_KERNELS(SKSS__DITHER_CASE, CALL) }
+#define SKSS__DITHER_CASE(CALL, suffix, ...)                                              \
+  case SKSS_DITHER_##suffix: {                                                            \
+    static const skss_dither_kernel_info skss__kernel_ = SKSS__DITHER_INFO(__VA_ARGS__);  \
+    CALL(&skss__kernel_);                                                                 \
+    break;                                                                                \
+  }
+
+/* The table behind skss_dither_kernel_get_info(), indexed by kernel. */
+extern const skss_dither_kernel_info skss__dither_kernels[SKSS_DITHER_KERNEL_COUNT];
+
+/* One validated halftone call (sizes > 0, pointers valid, pitches resolved). */
+typedef struct skss__halftone_job {
+  const uint8_t *in;
+  uint8_t *out;
+  size_t in_pitch, out_pitch; /* bytes */
+  int64_t height, width;
+  skss_dither_kernel kernel;
+  int white_above; /* skss__halftone_white_above(threshold) */
+  skss_halftone_output output;
+  void *scratch;        /* the algorithm's scratch, 64-byte aligned */
+  size_t scratch_bytes; /* its size */
+} skss__halftone_job;
+
+/* The pixel rule's threshold as a bound on the unclamped value u = in +
+ * sum / divisor: for T < 255, clamp(u) > T exactly when u > T (clamping up to
+ * 0 cannot pass T >= 0; clamping down to 255 stays above T), and for T = 255
+ * no pixel is white. Testing u lets the test run beside the clamp. */
+static inline int skss__halftone_white_above(int threshold) {
+  return threshold < 255 ? threshold : INT32_MAX;
+}
+
+/* The rule of skss.h for one pixel whose neighbours sent it `sum` / divisor,
+ * without branches (the outcome is unpredictable): writes 0 or 255 to *out
+ * and returns the pixel's error. */
+SKSS__HT_INLINE int skss__halftone_pixel(int in, int sum, int divisor, int white_above,
+                                         uint8_t *out) {
+  int u = in + sum / divisor;
+  int v = u < 0 ? 0 : (u > 255 ? 255 : u);
+  int white = -(int)(u > white_above) & 255;
+  *out = (uint8_t)white;
+  return v - white;
+}
+
+/* Packs n bytes of 0/255 into ceil(n / 8) bytes, first pixel in the MSB,
+ * the last byte's unused bits 0. */
+static inline void skss__halftone_pack_bits(const uint8_t *restrict bytes, int64_t n,
+                                            uint8_t *restrict bits) {
+  for (int64_t b = 0; b < n / 8; b++) {
+    unsigned v = 0;
+    for (int j = 0; j < 8; j++) v = (v << 1) | (unsigned)(bytes[8 * b + j] >> 7);
+    bits[b] = (uint8_t)v;
+  }
+  if (n % 8 != 0) {
+    unsigned v = 0;
+    for (int64_t j = n / 8 * 8; j < n; j++) v = (v << 1) | (unsigned)(bytes[j] >> 7);
+    bits[n / 8] = (uint8_t)(v << (8 - n % 8));
+  }
+}
+
+/*
+ * Error collection with register caching over columns [x0, x1) of one row:
+ * pixel x collects the errors of this row at x-1, x-2 and of the rows above
+ * at x-2 .. x+reach (reach = slope - 1). Those ride in registers: a 5-entry
+ * window per row above that takes one new error a pixel and shifts left
+ * (the paper's five registers, widened to 5-column, 3-row kernels) and the
+ * two errors to the left. So each pixel reads its input and one error of
+ * each row above, and writes its output and its error.
+ *   in, cur, up1, up2: indexed by column; cur (this row's errors), up1 and
+ *     up2 (rows y-1, y-2) are readable at columns -2 .. width+1, whose pads
+ *     hold 0; up2 is not read by 2-row kernels;
+ *   out: the span's bytes, out[0] for column x0.
+ * Reads of up1 and up2 stay below column x1 + reach: a task array that has
+ * waited for the row above to finish x1 - 1 + slope columns may run it.
+ */
+SKSS__HT_INLINE void skss__ec_rc_span(const skss_dither_kernel_info *k, int white_above,
+                                      const uint8_t *restrict in, uint8_t *restrict out,
+                                      int16_t *restrict cur, const int16_t *restrict up1,
+                                      const int16_t *restrict up2, int64_t x0, int64_t x1) {
+  const int reach = k->slope - 1, rows = k->rows;
+  int a1[5], a2[5]; /* errors of rows y-1 and y-2 at columns x-2 .. x+2 */
+  for (int j = 0; j < 5; j++) {
+    a1[j] = j < 2 + reach ? up1[x0 - 2 + j] : 0;
+    a2[j] = j < 2 + reach && rows == 3 ? up2[x0 - 2 + j] : 0;
+  }
+  int left1 = cur[x0 - 1], left2 = cur[x0 - 2];
+  for (int64_t x = x0; x < x1; x++) {
+    a1[2 + reach] = up1[x + reach];
+    if (rows == 3) a2[2 + reach] = up2[x + reach];
+    /* Window entry j holds column x - 2 + j, which sends with dx = 2 - j. */
+    int above = 0;
+    for (int j = 0; j < 5; j++) above += k->weight[1][4 - j] * a1[j] + k->weight[2][4 - j] * a2[j];
+    int sum = above + k->weight[0][4] * left2 + k->weight[0][3] * left1;
+    int e = skss__halftone_pixel(in[x], sum, k->divisor, white_above, &out[x - x0]);
+    cur[x] = (int16_t)e;
+    left2 = left1;
+    left1 = e;
+    for (int j = 0; j < 4; j++) {
+      a1[j] = a1[j + 1];
+      a2[j] = a2[j + 1];
+    }
+  }
+}
+
+/* Scratch bytes the sequential `algorithm` needs; false on overflow. */
+bool skss__halftone_sequential_scratch(skss_halftone_algorithm algorithm, const skss__halftone_job *job,
+                                       size_t *bytes);
+/* SKSS_HALFTONE_ED, EC, ED_RC, EC_RC on the calling thread. */
+void skss__halftone_sequential(skss_halftone_algorithm algorithm, const skss__halftone_job *job);
+
+/* Scratch bytes of the task array; false on overflow. */
+bool skss__halftone_taskarray_scratch(const skss__halftone_job *job, size_t *bytes);
+/* SKSS_HALFTONE_TASKARRAY_CPU on the context's threads. */
+void skss__halftone_taskarray(skss_ctx *ctx, const skss__halftone_job *job);
+
+#endif

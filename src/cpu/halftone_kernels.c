@@ -1,0 +1,12 @@
+/*
+ * halftone_kernels.c — the table of dither kernels behind
+ * skss_dither_kernel_get_info(), made from the X-macro lines of
+ * halftone_impl.h that the algorithms are compiled from.
+ */
+#include "halftone_impl.h"
+
+#define SKSS__DITHER_TABLE_ROW(unused, suffix, ...) \
+  [SKSS_DITHER_##suffix] = SKSS__DITHER_INFO(__VA_ARGS__),
+
+const skss_dither_kernel_info skss__dither_kernels[SKSS_DITHER_KERNEL_COUNT] = {
+    SKSS__DITHER_KERNELS(SKSS__DITHER_TABLE_ROW, 0)};
