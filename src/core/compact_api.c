@@ -1,0 +1,111 @@
+/*
+ * compact_api.c — skss_compact(): argument checks, algorithm resolution and
+ * dispatch to the CPU algorithms (src/cpu/compact_impl.h).
+ *
+ * Choices the header leaves open, fixed here:
+ *  - `desc->mask` is ignored by the predicates that do not read a mask, so a
+ *    descriptor reused from a mask call still works; the mask predicates need
+ *    it non-NULL unless n == 0 (as `in`).
+ *  - Buffers that overlap (`in`, `mask` and the outputs as far as the call
+ *    reads or writes them) are refused with SKSS_ERR_INVALID_ARG.
+ */
+#include <stdbool.h>
+
+#include "../cpu/compact_impl.h"
+#include "internal.h"
+
+static const char *const FN = "skss_compact()";
+
+/* Do [p, p + p_bytes) and [q, q + q_bytes) share a byte? NULL or empty never does. */
+static bool overlaps(const void *p, size_t p_bytes, const void *q, size_t q_bytes) {
+  if (p == NULL || q == NULL || p_bytes == 0 || q_bytes == 0) return false;
+  uintptr_t a = (uintptr_t)p, b = (uintptr_t)q;
+  return a < b ? b - a < p_bytes : a - b < q_bytes;
+}
+
+static bool is_mask_predicate(skss_compact_predicate p) {
+  return p == SKSS_KEEP_MASK_BYTES || p == SKSS_KEEP_MASK_BITS;
+}
+
+/* Bytes of each buffer the call touches, overflow-checked. */
+typedef struct extents {
+  size_t in, mask, values, indices;
+} extents;
+
+static skss_status check_extents(skss_ctx *ctx, const skss_compact_desc *d, const void *out_values,
+                                 const int64_t *out_indices, extents *e) {
+  size_t elem = skss_dtype_size(d->dtype), n = (size_t)d->n;
+  if ((uint64_t)d->n > SIZE_MAX || !skss__mul_size(n, elem, &e->in))
+    return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: n = %lld elements of %zu bytes overflow size_t", FN,
+                      (long long)d->n, elem);
+  e->values = out_values != NULL ? e->in : 0;
+  e->indices = 0;
+  if (out_indices != NULL && !skss__mul_size(n, sizeof(int64_t), &e->indices))
+    return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: n = %lld indices of 8 bytes overflow size_t", FN,
+                      (long long)d->n);
+  e->mask = d->predicate == SKSS_KEEP_MASK_BYTES  ? n
+            : d->predicate == SKSS_KEEP_MASK_BITS ? n / 8 + (n % 8 != 0)
+                                                  : 0;
+  return SKSS_OK;
+}
+
+static skss_status check_overlaps(skss_ctx *ctx, const skss_compact_desc *d, const void *in,
+                                  const void *out_values, const int64_t *out_indices,
+                                  const extents *e) {
+  const void *mask = e->mask != 0 ? d->mask : NULL;
+  if (overlaps(out_values, e->values, in, e->in) || overlaps(out_indices, e->indices, in, e->in))
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: an output overlaps the input", FN);
+  if (overlaps(out_values, e->values, out_indices, e->indices))
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: out_values and out_indices overlap", FN);
+  if (overlaps(out_values, e->values, mask, e->mask) || overlaps(out_indices, e->indices, mask, e->mask))
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: an output overlaps the mask", FN);
+  return SKSS_OK;
+}
+
+static skss_status check_args(skss_ctx *ctx, const skss_compact_desc *d, const void *in,
+                              const void *out_values, const int64_t *out_indices,
+                              const int64_t *count) {
+  if (skss_dtype_size(d->dtype) == 0)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown dtype %d", FN, (int)d->dtype);
+  if ((unsigned)d->predicate > (unsigned)SKSS_KEEP_MASK_BITS)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown predicate %d", FN, (int)d->predicate);
+  if (d->n < 0)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: n = %lld is negative", FN, (long long)d->n);
+  if (count == NULL) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: count is NULL", FN);
+  if (in == NULL && d->n > 0) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: in is NULL", FN);
+  if (d->mask == NULL && d->n > 0 && is_mask_predicate(d->predicate))
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: desc->mask is NULL but the predicate reads a mask",
+                      FN);
+  extents e = {0, 0, 0, 0};
+  skss_status st = check_extents(ctx, d, out_values, out_indices, &e);
+  if (st != SKSS_OK) return st;
+  return check_overlaps(ctx, d, in, out_values, out_indices, &e);
+}
+
+skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc, const void *in,
+                         void *out_values, int64_t *out_indices, int64_t *count) {
+  SKSS__CHECK_CTX(ctx);
+  SKSS__CHECK_DESC(ctx, FN, desc, skss_compact_desc);
+  skss_status st = check_args(ctx, desc, in, out_values, out_indices, count);
+  if (st != SKSS_OK) return st;
+  int algorithm;
+  st = skss__resolve_algorithm(ctx, FN, SKSS_OP_COMPACT, (int)desc->algorithm, &algorithm);
+  if (st != SKSS_OK) return st;
+  const skss__compact_job job = {
+      .in = in,
+      .n = desc->n,
+      .dtype = desc->dtype,
+      .predicate = desc->predicate,
+      .a = desc->a,
+      .b = desc->b,
+      .mask = is_mask_predicate(desc->predicate) ? desc->mask : NULL,
+      .values = out_values,
+      .indices = out_indices,
+  };
+  switch ((skss_compact_algorithm)algorithm) {
+    case SKSS_COMPACT_LOOP: *count = skss__compact_loop(&job); return SKSS_OK;
+    case SKSS_COMPACT_SCAN_CPU: return skss__compact_scan_cpu(ctx, &job, count);
+    case SKSS_COMPACT_AUTO: break;
+  }
+  return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: no CPU code for algorithm %d", FN, algorithm);
+}

@@ -1,0 +1,461 @@
+/*
+ * compact.c — SKSS_COMPACT_SCAN_CPU: multithreaded stream compaction with the
+ * paper's three steps ("Designing an efficient stream compaction algorithmic
+ * function": flag each element, exclusive prefix sum of the flags, scatter
+ * each kept element to its slot), done per block of BLOCK elements so that
+ * the input is read from memory once:
+ *  1. flag: the predicate of the block's elements becomes one bit each
+ *     (64 per word, branch-free and vectorisable), and the block's count is
+ *     their popcount; the block's input is now in this core's cache;
+ *  2. scan: the exclusive prefix of the block counts is chained from block to
+ *     block: block b waits for block b-1's inclusive prefix and publishes its
+ *     own (rowsync.h);
+ *  3. scatter: the kept elements and/or indices go to their slots, read back
+ *     from cache: with AVX-512 (VBMI2) compress and masked stores, chosen at
+ *     run time unless the environment sets SKSS_DISABLE_AVX512 (the tests use
+ *     it to cover the portable path); portably, bit by bit for sparse words,
+ *     with branch-free stores for dense ones, as one run for full ones.
+ *     Nothing is ever written past the count.
+ * Threads take blocks in order from an atomic ticket counter, so block b-1's
+ * owner took its ticket first and never waits on b: no deadlock with any
+ * number of threads, and no barrier.
+ *
+ * Every predicate is first reduced to one interval test, so the inner loops
+ * are specialised per element width only, with no per-element switch:
+ *  - integers: keep x iff ((x - lo) mod 2^bits <= span) XOR invert, where
+ *    [lo, lo + span] is the predicate's interval clamped to the type's range;
+ *  - floats: keep x iff (lo <= x && x <= hi) XOR invert, where a strict bound
+ *    becomes the next float inside (x < a iff x <= nextafter(a, -inf)) and a
+ *    NaN bound empties the interval, so NaN is kept only under invert
+ *    (NE, NONZERO);
+ *  - masks: the bytes' != 0 flags, or the bit mask's words as they are.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compact_impl.h"
+#include "rowsync.h"
+#include "threadpool.h"
+
+/* Tuning: elements per block (a multiple of 64; 8192 f64 are 64 KiB, kept in
+ * L2 between the flag and scatter steps), and the fewest kept elements in a
+ * word for which branch-free stores beat walking the set bits. */
+#define SKSS__COMPACT_BLOCK 8192
+#define SKSS__COMPACT_DENSE_MIN 40
+
+#define BLOCK_WORDS (SKSS__COMPACT_BLOCK / 64)
+
+/* Hot loops get an AVX2 and an AVX-512 clone where the toolchain can pick at
+ * load time (GNU ifunc); the inline helpers are compiled into each clone. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define SKSS__HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define SKSS__HOT
+#endif
+#define SKSS__INLINE static inline __attribute__((always_inline))
+
+/* The predicate as one interval test (see the top of the file). */
+typedef struct keep_test {
+  uint64_t lo, span;    /* integers: the bits of lo; span = hi - lo */
+  double lo_f, hi_f;    /* floats */
+  uint8_t invert;       /* 1 for NE and NONZERO */
+} keep_test;
+
+typedef struct scan_state scan_state;
+/* Flags the block's elements [begin, begin + len) into bits[]; returns how many are kept. */
+typedef int64_t (*flag_fn)(const scan_state *s, int64_t begin, int len, uint64_t *bits);
+/* Writes the block's kept elements to slots [first, first + kept). */
+typedef void (*scatter_fn)(const scan_state *s, int64_t begin, int len, const uint64_t *bits,
+                           int64_t first, int64_t kept);
+
+struct scan_state {
+  const skss__compact_job *job;
+  const void *flag_source;  /* what the flags read: the input or the mask */
+  keep_test test;
+  flag_fn flag;
+  scatter_fn scatter;       /* NULL when only the count is wanted */
+  skss__rowsync chain;      /* tickets; block b publishes its inclusive prefix + 1 */
+};
+
+/* ---- predicates as interval tests ------------------------------------- */
+
+static bool is_signed_dtype(skss_dtype t) {
+  return t == SKSS_DTYPE_I8 || t == SKSS_DTYPE_I16 || t == SKSS_DTYPE_I32 || t == SKSS_DTYPE_I64;
+}
+
+/* Integers in "keys": signed values with the sign bit flipped order like
+ * unsigned ones, so one uint64 interval serves every integer dtype. */
+static keep_test integer_test(const skss__compact_job *job) {
+  const bool is_signed = is_signed_dtype(job->dtype);
+  const unsigned bits = 8u * (unsigned)skss_dtype_size(job->dtype);
+  const uint64_t flip = is_signed ? UINT64_C(1) << 63 : 0;
+  const uint64_t tmin = flip - (is_signed ? UINT64_C(1) << (bits - 1) : 0);
+  const uint64_t tmax = tmin + (UINT64_MAX >> (64 - bits));
+  const uint64_t a = is_signed ? (uint64_t)job->a.i ^ flip : job->a.u;
+  const uint64_t b = is_signed ? (uint64_t)job->b.i ^ flip : job->b.u;
+  uint64_t lo = a, hi = a;
+  bool empty = false;
+  switch (job->predicate) {
+    case SKSS_KEEP_LT: empty = a == 0; lo = 0; hi = a - 1; break;
+    case SKSS_KEEP_LE: lo = 0; break;
+    case SKSS_KEEP_GT: empty = a == UINT64_MAX; lo = a + 1; hi = UINT64_MAX; break;
+    case SKSS_KEEP_GE: hi = UINT64_MAX; break;
+    case SKSS_KEEP_RANGE: empty = b == 0; hi = b - 1; break;
+    case SKSS_KEEP_NONZERO: lo = hi = flip; break;
+    default: break; /* EQ, NE: [a, a] */
+  }
+  bool invert = job->predicate == SKSS_KEEP_NE || job->predicate == SKSS_KEEP_NONZERO;
+  if (lo < tmin) lo = tmin;
+  if (hi > tmax) hi = tmax;
+  if (empty || lo > hi) { /* keeping nothing is inverting everything */
+    lo = tmin;
+    hi = tmax;
+    invert = !invert;
+  }
+  return (keep_test){.lo = lo ^ flip, .span = hi - lo, .invert = invert};
+}
+
+/* The next value of the dtype's float format above / below v; NaN past an infinity. */
+static double float_up(double v, bool single) {
+  if (v == INFINITY) return NAN;
+  return single ? (double)nextafterf((float)v, INFINITY) : nextafter(v, INFINITY);
+}
+static double float_down(double v, bool single) {
+  if (v == -INFINITY) return NAN;
+  return single ? (double)nextafterf((float)v, -INFINITY) : nextafter(v, -INFINITY);
+}
+
+static keep_test float_test(const skss__compact_job *job) {
+  const bool single = job->dtype == SKSS_DTYPE_F32;
+  const double a = single ? (double)(float)job->a.f : job->a.f;
+  const double b = single ? (double)(float)job->b.f : job->b.f;
+  double lo = a, hi = a;
+  switch (job->predicate) {
+    case SKSS_KEEP_LT: lo = -INFINITY; hi = float_down(a, single); break;
+    case SKSS_KEEP_LE: lo = -INFINITY; break;
+    case SKSS_KEEP_GT: lo = float_up(a, single); hi = INFINITY; break;
+    case SKSS_KEEP_GE: hi = INFINITY; break;
+    case SKSS_KEEP_RANGE: hi = float_down(b, single); break;
+    case SKSS_KEEP_NONZERO: lo = hi = 0.0; break;
+    default: break; /* EQ, NE: [a, a] */
+  }
+  const bool invert = job->predicate == SKSS_KEEP_NE || job->predicate == SKSS_KEEP_NONZERO;
+  return (keep_test){.lo_f = lo, .hi_f = hi, .invert = invert};
+}
+
+/* ---- step 1: flags ------------------------------------------------------ */
+
+/* 8 bytes as a little-endian word (one load on little-endian machines). */
+SKSS__INLINE uint64_t load_le64(const uint8_t *p) {
+  uint64_t v = 0;
+  for (int k = 7; k >= 0; k--) v = v << 8 | p[k];
+  return v;
+}
+
+/* 64 flags of 0 or 1, one per byte, into one word with flag j at bit j: the
+ * multiply moves byte j's bit to bit 56 + j without carries. */
+SKSS__INLINE uint64_t pack_flags(const uint8_t f[64]) {
+  uint64_t bits = 0;
+  for (int g = 0; g < 8; g++)
+    bits |= ((load_le64(f + 8 * g) * UINT64_C(0x0102040810204080)) >> 56) << (8 * g);
+  return bits;
+}
+
+SKSS__INLINE int64_t popcount64(uint64_t w) { return (int64_t)__builtin_popcountll(w); }
+
+/* The per-element tests, on the element's bits (integers) or value (floats). */
+#define SKSS__INT_TEST(UT)                                                   \
+  SKSS__INLINE uint8_t test_##UT(UT x, const keep_test *t) {                 \
+    return (uint8_t)(((UT)(x - (UT)t->lo) <= (UT)t->span) ^ t->invert);      \
+  }
+SKSS__INT_TEST(uint8_t)
+SKSS__INT_TEST(uint16_t)
+SKSS__INT_TEST(uint32_t)
+SKSS__INT_TEST(uint64_t)
+
+SKSS__INLINE uint8_t test_float(float x, const keep_test *t) {
+  return (uint8_t)(((x >= (float)t->lo_f) & (x <= (float)t->hi_f)) ^ t->invert);
+}
+SKSS__INLINE uint8_t test_double(double x, const keep_test *t) {
+  return (uint8_t)(((x >= t->lo_f) & (x <= t->hi_f)) ^ t->invert);
+}
+SKSS__INLINE uint8_t test_mask_byte(uint8_t m, const keep_test *t) {
+  (void)t;
+  return m != 0;
+}
+
+/* flags_<NAME>: the flag step over elements of type T with test TEST. A
+ * partial last word is tested on a zero-padded copy and its padding bits
+ * cleared. */
+#define SKSS__FLAGS(NAME, T, TEST)                                                                \
+  SKSS__INLINE uint64_t word_##NAME(const T *restrict x, const keep_test *t) {                    \
+    uint8_t f[64];                                                                                \
+    for (int j = 0; j < 64; j++) f[j] = TEST(x[j], t);                                            \
+    return pack_flags(f);                                                                         \
+  }                                                                                               \
+  static SKSS__HOT int64_t flags_##NAME(const scan_state *s, int64_t begin, int len,              \
+                                        uint64_t *restrict bits) {                                \
+    const T *x = (const T *)s->flag_source + begin;                                               \
+    const keep_test t = s->test;                                                                  \
+    const int full = len / 64, rest = len % 64;                                                   \
+    int64_t kept = 0;                                                                             \
+    for (int w = 0; w < full; w++) {                                                              \
+      bits[w] = word_##NAME(x + 64 * w, &t);                                                      \
+      kept += popcount64(bits[w]);                                                                \
+    }                                                                                             \
+    if (rest != 0) {                                                                              \
+      T padded[64] = {0};                                                                         \
+      memcpy(padded, x + 64 * full, sizeof(T) * (size_t)rest);                                    \
+      bits[full] = word_##NAME(padded, &t) & ((UINT64_C(1) << rest) - 1);                         \
+      kept += popcount64(bits[full]);                                                             \
+    }                                                                                             \
+    return kept;                                                                                  \
+  }
+SKSS__FLAGS(u8, uint8_t, test_uint8_t)
+SKSS__FLAGS(u16, uint16_t, test_uint16_t)
+SKSS__FLAGS(u32, uint32_t, test_uint32_t)
+SKSS__FLAGS(u64, uint64_t, test_uint64_t)
+SKSS__FLAGS(f32, float, test_float)
+SKSS__FLAGS(f64, double, test_double)
+SKSS__FLAGS(mask_bytes, uint8_t, test_mask_byte)
+
+/* The bit mask is already the flags: bit k of the little-endian words. */
+static SKSS__HOT int64_t flags_mask_bits(const scan_state *s, int64_t begin, int len, uint64_t *bits) {
+  const uint8_t *m = (const uint8_t *)s->flag_source + begin / 8;
+  const int full = len / 64, rest = len % 64;
+  int64_t kept = 0;
+  for (int w = 0; w < full; w++) {
+    bits[w] = load_le64(m + 8 * w);
+    kept += popcount64(bits[w]);
+  }
+  if (rest != 0) {
+    uint8_t tail[8] = {0};
+    memcpy(tail, m + 8 * full, (size_t)(rest + 7) / 8);
+    bits[full] = load_le64(tail) & ((UINT64_C(1) << rest) - 1);
+    kept += popcount64(bits[full]);
+  }
+  return kept;
+}
+
+/* ---- step 3: scatter ---------------------------------------------------- */
+
+/* The element widths (values are copied as bits: NaN payloads and -0.0 stay)
+ * and the output sets a scatter writes; X(UT, OUT, WANT_VALUES, WANT_INDICES). */
+#define SKSS__WIDTHS(X, ...) \
+  X(uint8_t, __VA_ARGS__) X(uint16_t, __VA_ARGS__) X(uint32_t, __VA_ARGS__) X(uint64_t, __VA_ARGS__)
+#define SKSS__OUTPUTS(X, UT)     \
+  X(UT, values, true, false)     \
+  X(UT, indices, false, true)    \
+  X(UT, both, true, true)
+
+/* Portable: set bits one by one for sparse words, branch-free stores for
+ * dense ones (a word's speculative stores stay below `end`, inside this
+ * block's slots), one run for full words. */
+#define SKSS__SCATTER_WORDS(UT, UNUSED)                                                           \
+  SKSS__INLINE int64_t sparse_##UT(const UT *restrict x, uint64_t word, int64_t index,            \
+                                   UT *restrict values, int64_t *restrict indices, int64_t c) {   \
+    for (; word != 0; word &= word - 1, c++) {                                                    \
+      const int j = __builtin_ctzll(word);                                                        \
+      if (values != NULL) values[c] = x[j];                                                       \
+      if (indices != NULL) indices[c] = index + j;                                                \
+    }                                                                                             \
+    return c;                                                                                     \
+  }                                                                                               \
+  SKSS__INLINE int64_t dense_##UT(const UT *restrict x, uint64_t word, int64_t index,             \
+                                  UT *restrict values, int64_t *restrict indices, int64_t c) {    \
+    for (int j = 0; j < 64; j++) {                                                                \
+      if (values != NULL) values[c] = x[j];                                                       \
+      if (indices != NULL) indices[c] = index + j;                                                \
+      c += (int64_t)((word >> j) & 1u);                                                           \
+    }                                                                                             \
+    return c;                                                                                     \
+  }                                                                                               \
+  SKSS__INLINE int64_t run_##UT(const UT *restrict x, int64_t index, UT *restrict values,         \
+                                int64_t *restrict indices, int64_t c) {                           \
+    for (int j = 0; j < 64; j++) {                                                                \
+      if (values != NULL) values[c + j] = x[j];                                                   \
+      if (indices != NULL) indices[c + j] = index + j;                                            \
+    }                                                                                             \
+    return c + 64;                                                                                \
+  }                                                                                               \
+  SKSS__INLINE void scatter_##UT(const scan_state *s, int64_t begin, int len,                     \
+                                 const uint64_t *bits, int64_t c, int64_t kept, bool want_values, \
+                                 bool want_indices) {                                             \
+    const UT *x = (const UT *)s->job->in + begin;                                                 \
+    UT *values = want_values ? (UT *)s->job->values : NULL;                                       \
+    int64_t *indices = want_indices ? s->job->indices : NULL;                                     \
+    const int64_t end = c + kept;                                                                 \
+    for (int w = 0; 64 * w < len; w++) {                                                          \
+      const int64_t pop = popcount64(bits[w]), index = begin + 64 * w;                            \
+      if (pop == 64)                                                                              \
+        c = run_##UT(x + 64 * w, index, values, indices, c);                                      \
+      else if (pop >= SKSS__COMPACT_DENSE_MIN && c + pop < end && 64 * (w + 1) <= len)            \
+        c = dense_##UT(x + 64 * w, bits[w], index, values, indices, c);                           \
+      else                                                                                        \
+        c = sparse_##UT(x + 64 * w, bits[w], index, values, indices, c);                          \
+    }                                                                                             \
+  }
+SKSS__WIDTHS(SKSS__SCATTER_WORDS, ~)
+
+#define SKSS__SCATTER(UT, OUT, WANT_VALUES, WANT_INDICES)                                        \
+  static SKSS__HOT void scatter_##UT##_##OUT(const scan_state *s, int64_t begin, int len,        \
+                                             const uint64_t *bits, int64_t first, int64_t kept) { \
+    scatter_##UT(s, begin, len, bits, first, kept, WANT_VALUES, WANT_INDICES);                   \
+  }
+#define SKSS__SCATTERS(UT, UNUSED) SKSS__OUTPUTS(SKSS__SCATTER, UT)
+SKSS__WIDTHS(SKSS__SCATTERS, ~)
+
+/* AVX-512 (x86-64 with VBMI2, chosen at run time): per vector of one word,
+ * masked load of the kept lanes, compress them together, masked store of
+ * exactly that many, so nothing is written past a block's slots. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define SKSS__HAVE_AVX512 1
+#define SKSS__AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi2,bmi2,popcnt")))
+
+#define SKSS__VALUES512(UT, BITS, LANES, MASK)                                                   \
+  static inline __attribute__((always_inline)) SKSS__AVX512_TARGET int64_t values512_##UT(      \
+      const UT *x, uint64_t word, UT *values, int64_t c) {                                      \
+    for (int g = 0; g < 64 / LANES; g++) {                                                      \
+      const MASK m = (MASK)(word >> (g * LANES));                                               \
+      const __m512i in = _mm512_maskz_loadu_epi##BITS(m, x + g * LANES);                       \
+      const __m512i v = _mm512_maskz_compress_epi##BITS(m, in);                                 \
+      const unsigned kept = (unsigned)__builtin_popcountll(m);                                  \
+      _mm512_mask_storeu_epi##BITS(values + c, (MASK)_bzhi_u64(~UINT64_C(0), kept), v);         \
+      c += kept;                                                                                \
+    }                                                                                           \
+    return c;                                                                                   \
+  }
+SKSS__VALUES512(uint8_t, 8, 64, __mmask64)
+SKSS__VALUES512(uint16_t, 16, 32, __mmask32)
+SKSS__VALUES512(uint32_t, 32, 16, __mmask16)
+SKSS__VALUES512(uint64_t, 64, 8, __mmask8)
+
+static inline __attribute__((always_inline)) SKSS__AVX512_TARGET int64_t indices512(
+    int64_t index, uint64_t word, int64_t *indices, int64_t c) {
+  const __m512i iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  for (int g = 0; g < 8; g++) {
+    const __mmask8 m = (__mmask8)(word >> (8 * g));
+    const __m512i v = _mm512_add_epi64(_mm512_set1_epi64(index + 8 * g), iota);
+    const unsigned kept = (unsigned)__builtin_popcount(m);
+    const __m512i packed = _mm512_maskz_compress_epi64(m, v);
+    _mm512_mask_storeu_epi64(indices + c, (__mmask8)_bzhi_u32(0xffu, kept), packed);
+    c += kept;
+  }
+  return c;
+}
+
+#define SKSS__SCATTER512(UT, OUT, WANT_VALUES, WANT_INDICES)                                     \
+  static SKSS__AVX512_TARGET void scatter512_##UT##_##OUT(const scan_state *s, int64_t begin,   \
+                                                          int len, const uint64_t *bits,        \
+                                                          int64_t c, int64_t kept) {            \
+    (void)kept;                                                                                 \
+    const UT *x = (const UT *)s->job->in + begin;                                               \
+    for (int w = 0; 64 * w < len; w++) {                                                        \
+      if (WANT_VALUES) values512_##UT(x + 64 * w, bits[w], (UT *)s->job->values, c);           \
+      if (WANT_INDICES) indices512(begin + 64 * w, bits[w], s->job->indices, c);                \
+      c += popcount64(bits[w]);                                                                 \
+    }                                                                                           \
+  }
+#define SKSS__SCATTERS512(UT, UNUSED) SKSS__OUTPUTS(SKSS__SCATTER512, UT)
+SKSS__WIDTHS(SKSS__SCATTERS512, ~)
+
+/* The CPU and OS support the instructions, and SKSS_DISABLE_AVX512 (read at
+ * each call, e.g. by the tests to cover the portable path) is unset or "0". */
+static bool avx512_usable(void) {
+  const char *off = getenv("SKSS_DISABLE_AVX512");
+  if (off != NULL && off[0] != '\0' && strcmp(off, "0") != 0) return false;
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi2") &&
+         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+}
+#endif
+
+/* ---- choosing the instantiations ------------------------------------- */
+
+static flag_fn choose_flag(skss_compact_predicate predicate, skss_dtype dtype) {
+  if (predicate == SKSS_KEEP_MASK_BYTES) return flags_mask_bytes;
+  if (predicate == SKSS_KEEP_MASK_BITS) return flags_mask_bits;
+  if (dtype == SKSS_DTYPE_F32) return flags_f32;
+  if (dtype == SKSS_DTYPE_F64) return flags_f64;
+  static const flag_fn by_width[] = {[1] = flags_u8, [2] = flags_u16, [4] = flags_u32, [8] = flags_u64};
+  return by_width[skss_dtype_size(dtype)];
+}
+
+/* Rows by element width (1, 2, 4, 8 bytes), columns values / indices / both. */
+#define SKSS__SCATTER_ROW(PREFIX, UT) \
+  [sizeof(UT)] = {PREFIX##UT##_values, PREFIX##UT##_indices, PREFIX##UT##_both},
+
+static scatter_fn choose_scatter(size_t width, bool want_values, bool want_indices) {
+  if (!want_values && !want_indices) return NULL;
+  const int column = want_values ? (want_indices ? 2 : 0) : 1;
+#ifdef SKSS__HAVE_AVX512
+  static const scatter_fn simd[9][3] = {
+      SKSS__SCATTER_ROW(scatter512_, uint8_t) SKSS__SCATTER_ROW(scatter512_, uint16_t)
+      SKSS__SCATTER_ROW(scatter512_, uint32_t) SKSS__SCATTER_ROW(scatter512_, uint64_t)};
+  if (avx512_usable()) return simd[width][column];
+#endif
+  static const scatter_fn portable[9][3] = {
+      SKSS__SCATTER_ROW(scatter_, uint8_t) SKSS__SCATTER_ROW(scatter_, uint16_t)
+      SKSS__SCATTER_ROW(scatter_, uint32_t) SKSS__SCATTER_ROW(scatter_, uint64_t)};
+  return portable[width][column];
+}
+
+static keep_test choose_test(const skss__compact_job *job) {
+  if (job->predicate == SKSS_KEEP_MASK_BYTES || job->predicate == SKSS_KEEP_MASK_BITS)
+    return (keep_test){.invert = 0};
+  if (job->dtype == SKSS_DTYPE_F32 || job->dtype == SKSS_DTYPE_F64) return float_test(job);
+  return integer_test(job);
+}
+
+/* ---- the pipeline ------------------------------------------------------- */
+
+static void scan_worker(int worker, int workers, void *arg) {
+  (void)worker;
+  (void)workers;
+  scan_state *s = arg;
+  uint64_t bits[BLOCK_WORDS];
+  for (int64_t block; (block = skss__rowsync_ticket(&s->chain)) >= 0;) {
+    const int64_t begin = block * SKSS__COMPACT_BLOCK;
+    const int64_t left = s->job->n - begin;
+    const int len = left < SKSS__COMPACT_BLOCK ? (int)left : SKSS__COMPACT_BLOCK;
+    const int64_t kept = s->flag(s, begin, len, bits);
+    int64_t first = 0;
+    if (block > 0) {
+      /* spin-wait (in rowsync): block - 1's owner took its ticket before us. */
+      skss__rowsync_wait(&s->chain, block - 1, 1);
+      first = skss__rowsync_done(&s->chain, block - 1) - 1;
+    }
+    /* release (in rowsync): the prefix is published before this block scatters,
+     * so the next block need not wait for the scatter. */
+    skss__rowsync_publish(&s->chain, block, first + kept + 1);
+    if (s->scatter != NULL) s->scatter(s, begin, len, bits, first, kept);
+  }
+}
+
+skss_status skss__compact_scan_cpu(skss_ctx *ctx, const skss__compact_job *job, int64_t *count) {
+  const int64_t blocks = job->n / SKSS__COMPACT_BLOCK + (job->n % SKSS__COMPACT_BLOCK != 0);
+  if (blocks == 0) {
+    *count = 0;
+    return SKSS_OK;
+  }
+  void *progress = skss__scratch(ctx, skss__rowsync_bytes(blocks));
+  if (progress == NULL)
+    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_compact(): no memory for %lld block counters",
+                      (long long)blocks);
+  const bool mask = job->predicate == SKSS_KEEP_MASK_BYTES || job->predicate == SKSS_KEEP_MASK_BITS;
+  scan_state s = {
+      .job = job,
+      .flag_source = mask ? (const void *)job->mask : job->in,
+      .test = choose_test(job),
+      .flag = choose_flag(job->predicate, job->dtype),
+      .scatter = choose_scatter(skss_dtype_size(job->dtype), job->values != NULL, job->indices != NULL),
+  };
+  skss__rowsync_init(&s.chain, blocks, progress);
+  const int workers = blocks < ctx->threads ? (int)blocks : ctx->threads;
+  skss__parallel(ctx, workers, scan_worker, &s);
+  *count = skss__rowsync_done(&s.chain, blocks - 1) - 1;
+  return SKSS_OK;
+}
