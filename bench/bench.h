@@ -1,0 +1,289 @@
+/*
+ * bench.h — the engine behind `skss bench`: benchmark cases per primitive,
+ * seeded inputs, timing with medians, the host copy-bandwidth probe, the
+ * Python peers (bench/peers/cpu_peers.py) and the JSON report.
+ *
+ * A run is: probe the copy bandwidth; for every case (primitive x variant x
+ * size) make the inputs, compute the CPU_REF reference once, then for every
+ * backend and every algorithm it implements: poison the outputs, run once,
+ * compare with the reference, warm up, and time. The peers then time the
+ * same cases (same sizes, same seed, the same input generator in NumPy) in
+ * a subprocess, and the report relates every row to the reference
+ * algorithm, the best peer and the copy bandwidth. The CLI front end
+ * (tools/skss/cmd_bench.c) only parses arguments and prints.
+ */
+#ifndef SKSS_BENCH_H
+#define SKSS_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "skss.h"
+
+#define BENCH_ERRLEN 256
+#define BENCH_MAX_SIZES 16
+#define BENCH_MAX_VERSIONS 8
+#define BENCH_MAX_TARGETS 8
+
+/* ---- configuration -------------------------------------------------------- */
+
+enum {
+  BENCH_SUITE_SAT = 1u << SKSS_OP_SAT,
+  BENCH_SUITE_HALFTONE = 1u << SKSS_OP_HALFTONE,
+  BENCH_SUITE_KNAPSACK = 1u << SKSS_OP_KNAPSACK,
+  BENCH_SUITE_COMPACT = 1u << SKSS_OP_COMPACT,
+  BENCH_SUITE_ALL = BENCH_SUITE_SAT | BENCH_SUITE_HALFTONE | BENCH_SUITE_KNAPSACK | BENCH_SUITE_COMPACT
+};
+
+/* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
+ * height (N alone: N x N), knapsack as the capacity, compaction as n. */
+typedef struct bench_size {
+  int64_t a, b;
+} bench_size;
+
+typedef struct bench_config {
+  unsigned backends;         /* bit (1 << skss_backend) per backend to run */
+  int threads;               /* CPU backend threads, >= 1 */
+  unsigned suites;           /* BENCH_SUITE_* bits */
+  bench_size sizes[BENCH_MAX_SIZES];
+  int n_sizes;               /* 0 = the defaults of each suite */
+  int quick;                 /* a small subset with short timings */
+  int repeat;                /* timed runs per row; 0 = the automatic rule */
+  int peers;                 /* run bench/peers/cpu_peers.py */
+  const char *python;        /* interpreter for the peers */
+  const char *peers_dir;     /* NULL = $SKSS_PEERS_DIR, then the source tree */
+  uint64_t seed;
+  FILE *progress;            /* one line per row while running; NULL = quiet */
+} bench_config;
+
+void bench_config_defaults(bench_config *cfg);
+
+/* ---- timing ----------------------------------------------------------------- */
+
+/* When to stop timing: after at least min_runs runs and min_time_s seconds,
+ * or after fixed_runs runs when that is > 0; never past max_time_s once at
+ * least one run is in (a slow row stops early rather than take minutes). */
+typedef struct bench_plan {
+  double min_time_s, max_time_s;
+  int min_runs, max_runs, fixed_runs;
+} bench_plan;
+
+typedef struct bench_stats {
+  double median_s, min_s, p90_s;
+  int runs;
+} bench_stats;
+
+/* Seconds from CLOCK_MONOTONIC. */
+double bench_now(void);
+/* The plan the config asks for (--quick, --repeat). */
+bench_plan bench_plan_for(const bench_config *cfg);
+/* One timed call; returns 0 on success (its failure stops the timing). */
+typedef int (*bench_body)(void *arg);
+/* Runs `body` under the plan (no warm-up: the caller does it); returns the
+ * body's first non-zero result, or 0 with *out filled. */
+int bench_measure(bench_body body, void *arg, const bench_plan *plan, bench_stats *out);
+/* Median, minimum and 90th percentile (nearest rank) of n > 0 samples;
+ * sorts `samples` in place. */
+bench_stats bench_summarize(double *samples, int n);
+
+/* Host copy bandwidth: memcpy of `bytes` (much larger than the L3) split over
+ * `threads` threads, median of `reps` runs, counted as bytes read + written.
+ * Returns GB/s (1e9 bytes), or 0 when the buffers cannot be allocated. */
+double bench_copy_bandwidth(size_t bytes, int threads, int reps);
+
+/* ---- seeded inputs (mirrored exactly by bench/peers/cpu_peers.py) ----------- */
+
+/* splitmix64 finaliser of seed and index: the k-th random word of a stream. */
+uint64_t bench_hash(uint64_t seed, uint64_t k);
+/* Gray image: a diagonal gradient plus uniform noise in [-16, 15], clamped. */
+void bench_fill_image_u8(uint8_t *px, int64_t height, int64_t width, uint64_t seed);
+/* Floats uniform in [0, 1) with 24 random bits each. */
+void bench_fill_unit_f32(float *out, int64_t n, uint64_t seed);
+/* Integers uniform over all of int32. */
+void bench_fill_i32(int32_t *out, int64_t n, uint64_t seed);
+
+/* ---- cases ------------------------------------------------------------------ */
+
+typedef struct bench_case {
+  skss_op op;
+  char spec[96];      /* what the peers read, e.g. "sat:4096x4096:u8:i32:padded" */
+  char variant[40];   /* for people, e.g. "u8->i32 padded" */
+  char size[48];      /* for people, e.g. "4096x4096" */
+  double x;           /* size axis of the plots: pixels, capacity or elements */
+  double items;       /* work per run: pixels, DP cells or input elements */
+  const char *unit;   /* "px", "cell" or "elem" */
+  double signature[2]; /* of the reference result; peers report the same */
+  int has_signature;
+  union {
+    struct { int64_t height, width; skss_dtype in, out; skss_sat_layout layout; } sat;
+    struct { int64_t height, width; skss_dither_kernel kernel; } halftone;
+    struct { int64_t n_items, capacity; int value_only; } knapsack;
+    struct { int64_t n; skss_dtype dtype; int indices; } compact;
+  } p;
+} bench_case;
+
+typedef struct bench_cases {
+  bench_case *items;
+  size_t count, cap;
+} bench_cases;
+
+/* Appends a zeroed case of primitive `op`; NULL when out of memory. */
+bench_case *bench_cases_add(bench_cases *list, skss_op op);
+
+/* What the driver needs from each primitive (bench_<primitive>.c). `prepare`
+ * makes the inputs, outputs and the CPU_REF reference (and the case's
+ * signature); `run` is the timed call; `poison` fills the outputs with 0xA5;
+ * `check` compares the outputs with the reference; `bytes` is the declared
+ * traffic of one call (0: no bytes model). */
+typedef struct bench_primitive {
+  skss_op op;
+  const char *name;
+  int (*add_cases)(const bench_config *cfg, bench_cases *out);
+  void *(*prepare)(bench_case *c, const bench_config *cfg, skss_ctx *ref, char err[BENCH_ERRLEN]);
+  skss_status (*run)(void *job, skss_ctx *ctx, int algorithm);
+  void (*poison)(void *job);
+  int (*check)(const void *job, char err[BENCH_ERRLEN]);
+  double (*bytes)(const void *job);
+  void (*release)(void *job);
+} bench_primitive;
+
+extern const bench_primitive bench_sat;
+extern const bench_primitive bench_halftone;
+extern const bench_primitive bench_knapsack;
+extern const bench_primitive bench_compact;
+
+/* "sat", "halftone", "knapsack" or "compact". */
+const char *bench_op_name(skss_op op);
+/* The algorithm every other is compared with: the papers' first sequential
+ * algorithm of the primitive (2r2w-cpu, ed, dp, loop). */
+int bench_reference_algorithm(skss_op op);
+/* Turns a failed call's status into "what: status text: context detail" in
+ * err; returns 0 for SKSS_OK and -1 otherwise. */
+int bench_status_error(skss_ctx *ctx, const char *what, skss_status status, char err[BENCH_ERRLEN]);
+/* Writes n as "1e7" when it is a power of ten >= 10^4, else in digits. */
+void bench_format_count(char *buf, size_t len, int64_t n);
+/* malloc that fills err on failure. */
+void *bench_alloc(size_t bytes, char err[BENCH_ERRLEN]);
+
+/* ---- results ---------------------------------------------------------------- */
+
+typedef enum bench_outcome {
+  BENCH_ROW_OK = 0,
+  BENCH_ROW_FAILED,      /* error or mismatch with the reference */
+  BENCH_ROW_UNAVAILABLE, /* a peer that is not installed */
+  BENCH_ROW_TIMEOUT      /* a peer stopped at its time limit */
+} bench_outcome;
+
+typedef struct bench_row {
+  size_t case_index;
+  char algorithm[40];    /* ours: the algorithm's name; peers: the peer's */
+  char backend[16];      /* "cpu-ref", "cpu", "cuda" or "peer" */
+  int threads;
+  int is_peer;
+  bench_outcome outcome;
+  char message[BENCH_ERRLEN];
+  bench_stats t;
+  double bytes;          /* per run; 0 = no bytes model */
+  double throughput;     /* case items per second */
+  double gbps;           /* bytes / median; 0 without a bytes model */
+  double pct_copy;       /* gbps / copy bandwidth at the row's threads */
+  double speedup_ref;    /* reference median / this median; 0 = none */
+  double speedup_peer;   /* best comparable peer median / this median; 0 = none */
+  char peer_name[40];    /* which peer speedup_peer is against */
+  int optimal;           /* knapsack peers: 1 optimal, 0 not, -1 n/a */
+  char check[12];        /* peers: "agrees", "differs" or "n/a" */
+} bench_row;
+
+typedef struct bench_target {
+  char what[160];
+  double value;          /* 0 = could not be measured */
+  double goal;           /* 0 = no stated goal */
+  const char *unit;      /* "x" or "G cell/s/core" */
+} bench_target;
+
+typedef struct bench_report {
+  bench_cases cases;
+  bench_row *rows;
+  size_t n_rows, cap_rows;
+  double copy_gbs_1;     /* one thread */
+  double copy_gbs_n;     /* cfg->threads threads */
+  int copy_threads;
+  size_t copy_bytes;
+  char cpu_model[128];
+  int cores;
+  char git_commit[64];
+  char date[32];
+  char kernel[200];
+  int peers_ran;
+  char peers_message[BENCH_ERRLEN];
+  char python_version[32];
+  char versions[BENCH_MAX_VERSIONS][2][48]; /* peer module, version */
+  int n_versions;
+  bench_target targets[BENCH_MAX_TARGETS];
+  int n_targets;
+  char notes[4][BENCH_ERRLEN]; /* e.g. a backend that is not available */
+  int n_notes;
+  double total_s;
+} bench_report;
+
+/* The whole benchmark. Returns 0, or -1 with err set when nothing could run
+ * (rows that fail are recorded in the report, not returned). */
+int bench_run(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]);
+void bench_report_free(bench_report *rep);
+/* Appends a zeroed row; NULL when out of memory. */
+bench_row *bench_report_add_row(bench_report *rep, size_t case_index);
+/* Number of our rows (not peers) that failed. */
+size_t bench_report_failures(const bench_report *rep);
+
+/* Machine description, git commit and date into the report. */
+void bench_describe_machine(bench_report *rep);
+/* Runs the peers for every case and appends their rows. Missing Python or
+ * peer modules are recorded, never an error. */
+void bench_run_peers(const bench_config *cfg, bench_report *rep);
+/* Speedups, copy-bandwidth shares and the targets. */
+void bench_relate(const bench_config *cfg, bench_report *rep);
+
+/* Runs argv (argv[0] looked up in PATH) and captures its stdout; stderr is
+ * inherited or discarded. Returns the exit status (>= 0; 127 when argv[0]
+ * cannot be run), or -1 with err set. *out is NUL-terminated; free() it. */
+int bench_capture(char *const argv[], int discard_stderr, char **out, size_t *out_len,
+                  char err[BENCH_ERRLEN]);
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+/* Writes the report (configuration, machine, rows, targets) to `path`
+ * ("-" = stdout). Returns 0 or -1 with err set. */
+int bench_write_json(const bench_config *cfg, const bench_report *rep, const char *path,
+                     char err[BENCH_ERRLEN]);
+
+/* A parsed JSON value (enough of JSON to read the peers' answer). */
+typedef enum bench_json_kind {
+  BENCH_JSON_NULL,
+  BENCH_JSON_BOOL,
+  BENCH_JSON_NUMBER,
+  BENCH_JSON_STRING,
+  BENCH_JSON_ARRAY,
+  BENCH_JSON_OBJECT
+} bench_json_kind;
+
+typedef struct bench_json {
+  bench_json_kind kind;
+  double number;             /* NUMBER, BOOL (0 or 1) */
+  char *string;              /* STRING */
+  char *key;                 /* member name inside an object */
+  struct bench_json *items;  /* ARRAY / OBJECT children */
+  size_t count;
+} bench_json;
+
+/* Parses `text`; returns a tree to free with bench_json_free(), or NULL with
+ * err set. */
+bench_json *bench_json_parse(const char *text, size_t len, char err[BENCH_ERRLEN]);
+void bench_json_free(bench_json *v);
+/* Member `key` of an object, or NULL. */
+const bench_json *bench_json_get(const bench_json *obj, const char *key);
+/* Typed accessors with a fallback when the member is missing or mistyped. */
+double bench_json_number(const bench_json *obj, const char *key, double fallback);
+const char *bench_json_string(const bench_json *obj, const char *key, const char *fallback);
+
+#endif

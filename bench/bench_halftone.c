@@ -1,0 +1,134 @@
+/*
+ * bench_halftone.c — error-diffusion cases: Floyd-Steinberg (the kernel of
+ * Pillow's convert('1'), slope 2) at 1K, 2K and 4K, and one slope-3 kernel
+ * (Jarvis-Judice-Ninke) at the largest size, one output byte per pixel.
+ *
+ * Bytes model: 1 byte read + 1 byte written per pixel. The real floor is not
+ * bandwidth but the dependency chain: each pixel waits for its left
+ * neighbour's error, so a sequential run is bound by that latency and the
+ * parallel one by rows that lag each other by the kernel's slope.
+ * Every algorithm must give the reference's bytes exactly.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+static const bench_size HALFTONE_DEFAULT_SIZES[] = {{1024, 0}, {2048, 0}, {4096, 0}};
+
+static int add_case(bench_cases *out, const bench_size *size, skss_dither_kernel kernel) {
+  skss_dither_kernel_info info;
+  bench_case *c = bench_cases_add(out, SKSS_OP_HALFTONE);
+  if (c == NULL || skss_dither_kernel_get_info(kernel, &info) != SKSS_OK) return -1;
+  int64_t w = size->a, h = size->b ? size->b : size->a;
+  c->p.halftone.width = w;
+  c->p.halftone.height = h;
+  c->p.halftone.kernel = kernel;
+  snprintf(c->spec, sizeof c->spec, "halftone:%lldx%lld:%s", (long long)w, (long long)h, info.name);
+  snprintf(c->variant, sizeof c->variant, "%s (slope %d)", info.name, info.slope);
+  snprintf(c->size, sizeof c->size, "%lldx%lld", (long long)w, (long long)h);
+  c->x = (double)w * (double)h;
+  c->items = c->x;
+  c->unit = "px";
+  return 0;
+}
+
+static int halftone_add_cases(const bench_config *cfg, bench_cases *out) {
+  const bench_size *sizes = cfg->n_sizes ? cfg->sizes : HALFTONE_DEFAULT_SIZES;
+  int n_sizes = cfg->n_sizes ? cfg->n_sizes : (cfg->quick ? 1 : 3);
+  const bench_size *largest = &sizes[0];
+  for (int s = 0; s < n_sizes; s++) {
+    if (add_case(out, &sizes[s], SKSS_DITHER_FLOYD_STEINBERG)) return -1;
+    if ((double)sizes[s].a * (double)(sizes[s].b ? sizes[s].b : sizes[s].a) >
+        (double)largest->a * (double)(largest->b ? largest->b : largest->a))
+      largest = &sizes[s];
+  }
+  return add_case(out, largest, SKSS_DITHER_JARVIS_JUDICE_NINKE);
+}
+
+typedef struct halftone_job {
+  skss_halftone_desc desc;
+  uint8_t *in, *out, *ref;
+  size_t pixels;
+} halftone_job;
+
+static void halftone_release(void *p) {
+  halftone_job *job = p;
+  if (job == NULL) return;
+  free(job->in);
+  free(job->out);
+  free(job->ref);
+  free(job);
+}
+
+/* White pixels and the sum of their raster indices: what the peer reports. */
+static void halftone_signature(const halftone_job *job, double sig[2]) {
+  uint64_t white = 0, index_sum = 0;
+  for (size_t k = 0; k < job->pixels; k++) {
+    if (job->ref[k] != 0) {
+      white++;
+      index_sum += k;
+    }
+  }
+  sig[0] = (double)white;
+  sig[1] = (double)index_sum;
+}
+
+static void *halftone_prepare(bench_case *c, const bench_config *cfg, skss_ctx *ref,
+                              char err[BENCH_ERRLEN]) {
+  halftone_job *job = bench_alloc(sizeof *job, err);
+  if (job == NULL) return NULL;
+  *job = (halftone_job){0};
+  skss_halftone_desc d = SKSS_HALFTONE_DESC_INIT;
+  d.height = c->p.halftone.height;
+  d.width = c->p.halftone.width;
+  d.kernel = c->p.halftone.kernel;
+  job->desc = d;
+  job->pixels = (size_t)(d.height * d.width);
+  job->in = bench_alloc(job->pixels, err);
+  job->out = job->in ? bench_alloc(job->pixels, err) : NULL;
+  job->ref = job->out ? bench_alloc(job->pixels, err) : NULL;
+  if (job->ref == NULL) {
+    halftone_release(job);
+    return NULL;
+  }
+  bench_fill_image_u8(job->in, d.height, d.width, cfg->seed);
+  d.algorithm = (skss_halftone_algorithm)bench_reference_algorithm(SKSS_OP_HALFTONE);
+  if (bench_status_error(ref, "reference skss_halftone", skss_halftone(ref, &d, job->in, job->ref), err)) {
+    halftone_release(job);
+    return NULL;
+  }
+  halftone_signature(job, c->signature);
+  c->has_signature = 1;
+  return job;
+}
+
+static skss_status halftone_run(void *p, skss_ctx *ctx, int algorithm) {
+  halftone_job *job = p;
+  skss_halftone_desc d = job->desc;
+  d.algorithm = (skss_halftone_algorithm)algorithm;
+  return skss_halftone(ctx, &d, job->in, job->out);
+}
+
+static void halftone_poison(void *p) {
+  halftone_job *job = p;
+  memset(job->out, 0xA5, job->pixels);
+}
+
+static int halftone_check(const void *p, char err[BENCH_ERRLEN]) {
+  const halftone_job *job = p;
+  if (memcmp(job->out, job->ref, job->pixels) == 0) return 0;
+  size_t k = 0;
+  while (job->out[k] == job->ref[k]) k++;
+  size_t w = (size_t)job->desc.width;
+  snprintf(err, BENCH_ERRLEN, "first difference at (y %zu, x %zu): %u, reference %u", k / w, k % w,
+           job->out[k], job->ref[k]);
+  return -1;
+}
+
+static double halftone_bytes(const void *p) { return 2.0 * (double)((const halftone_job *)p)->pixels; }
+
+const bench_primitive bench_halftone = {SKSS_OP_HALFTONE, "halftone",     halftone_add_cases,
+                                        halftone_prepare, halftone_run,   halftone_poison,
+                                        halftone_check,   halftone_bytes, halftone_release};

@@ -1,0 +1,231 @@
+/*
+ * bench_peers.c — the peers of the same run: bench/peers/cpu_peers.py is
+ * started once with every case's spec, the seed, the thread count and the
+ * timing plan as arguments; it rebuilds the inputs with NumPy, times Pillow,
+ * OpenCV, OR-Tools and NumPy, and answers one JSON document on stdout. Its
+ * rows join the report; the signature each peer reports of its own result
+ * (a sum, a count, an optimum) is compared with ours, which shows both sides
+ * worked on the same data. A missing interpreter, script or module is
+ * recorded in the report, never an error.
+ *
+ * The script is found in --peers-dir, else $SKSS_PEERS_DIR, else the source
+ * tree the bench was compiled from (SKSS_BENCH_PEERS_DIR).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define PEERS_SCRIPT "cpu_peers.py"
+#define PEERS_FIXED_ARGS 24
+
+static int read_all(int fd, char **out, size_t *out_len) {
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap);
+  if (buf == NULL) return -1;
+  for (;;) {
+    if (len + 1 == cap) {
+      char *grown = realloc(buf, 2 * cap);
+      if (grown == NULL) {
+        free(buf);
+        return -1;
+      }
+      buf = grown;
+      cap *= 2;
+    }
+    ssize_t got = read(fd, buf + len, cap - 1 - len);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    len += (size_t)got;
+  }
+  buf[len] = '\0';
+  *out = buf;
+  *out_len = len;
+  return 0;
+}
+
+int bench_capture(char *const argv[], int discard_stderr, char **out, size_t *out_len,
+                  char err[BENCH_ERRLEN]) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    snprintf(err, BENCH_ERRLEN, "pipe: %s", strerror(errno));
+    return -1;
+  }
+  fflush(NULL); /* the child must not repeat our buffered output */
+  pid_t pid = fork();
+  if (pid < 0) {
+    snprintf(err, BENCH_ERRLEN, "fork: %s", strerror(errno));
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    int null_fd = discard_stderr ? open("/dev/null", O_WRONLY) : -1;
+    if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
+    execvp(argv[0], argv);
+    _exit(127);
+  }
+  close(fds[1]);
+  int rc = read_all(fds[0], out, out_len);
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+  if (rc != 0) {
+    snprintf(err, BENCH_ERRLEN, "out of memory reading the output of %s", argv[0]);
+    return -1;
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static const char *peers_dir(const bench_config *cfg) {
+  if (cfg->peers_dir != NULL) return cfg->peers_dir;
+  const char *env = getenv("SKSS_PEERS_DIR");
+  if (env != NULL && env[0] != '\0') return env;
+#ifdef SKSS_BENCH_PEERS_DIR
+  return SKSS_BENCH_PEERS_DIR;
+#else
+  return NULL;
+#endif
+}
+
+/* Argument strings that must outlive the argv array. */
+typedef struct peer_args {
+  char script[4096], seed[24], threads[16], min_time[24], max_time[24], min_runs[16], repeat[16];
+} peer_args;
+
+static char **build_argv(const bench_config *cfg, const bench_report *rep, peer_args *a) {
+  char **argv = malloc((PEERS_FIXED_ARGS + 2 * rep->cases.count) * sizeof *argv);
+  if (argv == NULL) return NULL;
+  bench_plan plan = bench_plan_for(cfg);
+  snprintf(a->seed, sizeof a->seed, "%llu", (unsigned long long)cfg->seed);
+  snprintf(a->threads, sizeof a->threads, "%d", cfg->threads);
+  snprintf(a->min_time, sizeof a->min_time, "%g", plan.min_time_s);
+  snprintf(a->max_time, sizeof a->max_time, "%g", plan.max_time_s);
+  snprintf(a->min_runs, sizeof a->min_runs, "%d", plan.min_runs);
+  snprintf(a->repeat, sizeof a->repeat, "%d", cfg->repeat);
+  size_t n = 0;
+  char *fixed[] = {(char *)cfg->python, a->script,   "--seed",     a->seed,     "--threads",
+                   a->threads,          "--min-time", a->min_time, "--max-time", a->max_time,
+                   "--min-runs",        a->min_runs, "--repeat",   a->repeat};
+  for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) argv[n++] = fixed[k];
+  if (cfg->quick) argv[n++] = "--quick";
+  for (size_t k = 0; k < rep->cases.count; k++) {
+    argv[n++] = "--case";
+    argv[n++] = rep->cases.items[k].spec;
+  }
+  argv[n] = NULL;
+  return argv;
+}
+
+static long case_by_spec(const bench_report *rep, const char *spec) {
+  for (size_t k = 0; k < rep->cases.count; k++)
+    if (strcmp(rep->cases.items[k].spec, spec) == 0) return (long)k;
+  return -1;
+}
+
+/* "agrees" when the peer's signature equals ours (float sums: within 1e-3
+ * relative, the peers sum in another order), "differs" otherwise. */
+static const char *compare_signature(const bench_case *c, const bench_json *sig) {
+  if (!c->has_signature || sig == NULL || sig->kind != BENCH_JSON_ARRAY || sig->count != 2) return "n/a";
+  int inexact = c->op == SKSS_OP_SAT && c->p.sat.out == SKSS_DTYPE_F32;
+  for (size_t k = 0; k < 2; k++) {
+    double got = sig->items[k].number, want = c->signature[k];
+    if (inexact ? !(fabs(got - want) <= 1e-3 * fabs(want)) : got != want) return "differs";
+  }
+  return "agrees";
+}
+
+static bench_outcome outcome_of(const char *status) {
+  if (strcmp(status, "ok") == 0) return BENCH_ROW_OK;
+  if (strcmp(status, "unavailable") == 0) return BENCH_ROW_UNAVAILABLE;
+  if (strcmp(status, "timeout") == 0) return BENCH_ROW_TIMEOUT;
+  return BENCH_ROW_FAILED;
+}
+
+static void add_peer_row(bench_report *rep, const bench_json *res) {
+  long ci = case_by_spec(rep, bench_json_string(res, "case", ""));
+  if (ci < 0) return;
+  bench_row *r = bench_report_add_row(rep, (size_t)ci);
+  if (r == NULL) return;
+  const bench_case *c = &rep->cases.items[ci];
+  r->is_peer = 1;
+  snprintf(r->algorithm, sizeof r->algorithm, "%s", bench_json_string(res, "peer", "?"));
+  snprintf(r->backend, sizeof r->backend, "peer");
+  r->threads = (int)bench_json_number(res, "threads", 1);
+  r->outcome = outcome_of(bench_json_string(res, "status", "error"));
+  snprintf(r->message, sizeof r->message, "%s", bench_json_string(res, "message", ""));
+  r->t.median_s = bench_json_number(res, "median_s", 0);
+  r->t.min_s = bench_json_number(res, "min_s", 0);
+  r->t.p90_s = bench_json_number(res, "p90_s", 0);
+  r->t.runs = (int)bench_json_number(res, "runs", 0);
+  const bench_json *opt = bench_json_get(res, "optimal");
+  r->optimal = opt != NULL && opt->kind == BENCH_JSON_BOOL ? (int)opt->number : -1;
+  snprintf(r->check, sizeof r->check, "%s", compare_signature(c, bench_json_get(res, "signature")));
+  if (r->outcome == BENCH_ROW_OK && r->t.median_s <= 0) r->outcome = BENCH_ROW_FAILED;
+  if (r->outcome != BENCH_ROW_OK) return;
+  r->bytes = bench_json_number(res, "bytes", 0);
+  r->throughput = c->items / r->t.median_s;
+}
+
+static void read_answer(bench_report *rep, const bench_json *doc) {
+  snprintf(rep->python_version, sizeof rep->python_version, "%s", bench_json_string(doc, "python", "?"));
+  const bench_json *versions = bench_json_get(doc, "versions");
+  for (size_t k = 0; versions && versions->kind == BENCH_JSON_OBJECT && k < versions->count &&
+                     rep->n_versions < BENCH_MAX_VERSIONS;
+       k++) {
+    const bench_json *v = &versions->items[k];
+    snprintf(rep->versions[rep->n_versions][0], sizeof rep->versions[0][0], "%s", v->key);
+    snprintf(rep->versions[rep->n_versions][1], sizeof rep->versions[0][1], "%s",
+             v->kind == BENCH_JSON_STRING ? v->string : "not installed");
+    rep->n_versions++;
+  }
+  const bench_json *results = bench_json_get(doc, "results");
+  for (size_t k = 0; results && results->kind == BENCH_JSON_ARRAY && k < results->count; k++)
+    add_peer_row(rep, &results->items[k]);
+}
+
+void bench_run_peers(const bench_config *cfg, bench_report *rep) {
+  const char *dir = peers_dir(cfg);
+  char err[BENCH_ERRLEN] = "";
+  peer_args args;
+  if (dir == NULL) {
+    snprintf(rep->peers_message, BENCH_ERRLEN, "not run: no peers directory (--peers-dir or SKSS_PEERS_DIR)");
+    return;
+  }
+  snprintf(args.script, sizeof args.script, "%s/%s", dir, PEERS_SCRIPT);
+  if (access(args.script, R_OK) != 0) {
+    snprintf(rep->peers_message, BENCH_ERRLEN, "not run: %.200s: %s", args.script, strerror(errno));
+    return;
+  }
+  char **argv = build_argv(cfg, rep, &args), *out = NULL;
+  size_t len = 0;
+  if (argv == NULL) {
+    snprintf(rep->peers_message, BENCH_ERRLEN, "not run: out of memory");
+    return;
+  }
+  int status = bench_capture(argv, 0, &out, &len, err);
+  free(argv);
+  bench_json *doc = status >= 0 ? bench_json_parse(out, len, err) : NULL;
+  if (doc != NULL && doc->kind == BENCH_JSON_OBJECT) {
+    rep->peers_ran = 1;
+    read_answer(rep, doc);
+    snprintf(rep->peers_message, BENCH_ERRLEN, "%.200s (exit status %d)", args.script, status);
+  } else if (status >= 0) {
+    snprintf(rep->peers_message, BENCH_ERRLEN, "%.60s %.100s exited with status %d%s%.60s", cfg->python,
+             args.script, status, doc ? "" : "; output not JSON: ", doc ? "" : err);
+  } else {
+    snprintf(rep->peers_message, BENCH_ERRLEN, "not run: %s", err);
+  }
+  bench_json_free(doc);
+  free(out);
+}

@@ -1,0 +1,158 @@
+/*
+ * bench_report.c — relates the rows to each other once all are in: effective
+ * bandwidth and its share of the copy bandwidth measured in the same run
+ * (one-thread rows against the one-thread copy, multithreaded rows against
+ * the copy on as many threads), speedup over the reference algorithm of the
+ * same case, speedup over the fastest peer that uses no more threads, and
+ * the CPU targets of the issue.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* Which rows of a case qualify; NULL strings and 0 numbers match anything. */
+typedef struct row_filter {
+  size_t case_index;
+  int is_peer;
+  const char *algorithm;
+  const char *backend;
+  int max_threads;
+  int exact_threads;
+} row_filter;
+
+static int row_matches(const bench_row *r, const row_filter *f) {
+  if (r->case_index != f->case_index || r->is_peer != f->is_peer || r->outcome != BENCH_ROW_OK ||
+      r->optimal == 0)
+    return 0;
+  if (f->algorithm != NULL && strcmp(r->algorithm, f->algorithm) != 0) return 0;
+  if (f->backend != NULL && strcmp(r->backend, f->backend) != 0) return 0;
+  if (f->max_threads > 0 && r->threads > f->max_threads) return 0;
+  return f->exact_threads <= 0 || r->threads == f->exact_threads;
+}
+
+/* The fastest qualifying row, or NULL. */
+static const bench_row *fastest(const bench_report *rep, const row_filter *f) {
+  const bench_row *best = NULL;
+  for (size_t k = 0; k < rep->n_rows; k++) {
+    const bench_row *r = &rep->rows[k];
+    if (row_matches(r, f) && (best == NULL || r->t.median_s < best->t.median_s)) best = r;
+  }
+  return best;
+}
+
+static const bench_row *reference_row(const bench_report *rep, size_t ci) {
+  const char *name = skss_algorithm_name(rep->cases.items[ci].op,
+                                         bench_reference_algorithm(rep->cases.items[ci].op));
+  row_filter on_ref = {ci, 0, name, "cpu-ref", 0, 0}, anywhere = {ci, 0, name, NULL, 0, 0};
+  const bench_row *r = fastest(rep, &on_ref);
+  return r ? r : fastest(rep, &anywhere);
+}
+
+static void relate_row(const bench_report *rep, bench_row *r) {
+  if (r->outcome != BENCH_ROW_OK) return;
+  double copy = r->threads > 1 ? rep->copy_gbs_n : rep->copy_gbs_1;
+  if (r->bytes > 0) r->gbps = r->bytes / r->t.median_s * 1e-9;
+  if (r->gbps > 0 && copy > 0) r->pct_copy = 100.0 * r->gbps / copy;
+  const bench_row *ref = reference_row(rep, r->case_index);
+  if (ref != NULL) r->speedup_ref = ref->t.median_s / r->t.median_s;
+  if (r->is_peer) return;
+  row_filter peers = {r->case_index, 1, NULL, NULL, r->threads > 1 ? r->threads : 1, 0};
+  const bench_row *peer = fastest(rep, &peers);
+  if (peer != NULL) {
+    r->speedup_peer = peer->t.median_s / r->t.median_s;
+    snprintf(r->peer_name, sizeof r->peer_name, "%s", peer->algorithm);
+  }
+}
+
+/* The largest case of a primitive that `want` accepts, or -1. */
+typedef int (*case_pred)(const bench_case *c);
+
+static long largest_case(const bench_report *rep, skss_op op, case_pred want) {
+  long best = -1;
+  for (size_t k = 0; k < rep->cases.count; k++) {
+    const bench_case *c = &rep->cases.items[k];
+    if (c->op == op && want(c) && (best < 0 || c->x > rep->cases.items[best].x)) best = (long)k;
+  }
+  return best;
+}
+
+static int is_fs(const bench_case *c) { return c->p.halftone.kernel == SKSS_DITHER_FLOYD_STEINBERG; }
+static int is_sat_u8_padded(const bench_case *c) {
+  return c->p.sat.in == SKSS_DTYPE_U8 && c->p.sat.out == SKSS_DTYPE_I32 &&
+         c->p.sat.layout == SKSS_SAT_PADDED;
+}
+static int is_value_only(const bench_case *c) { return c->p.knapsack.value_only; }
+
+static bench_target *add_target(bench_report *rep, double goal, const char *unit) {
+  if (rep->n_targets >= BENCH_MAX_TARGETS) return NULL;
+  bench_target *t = &rep->targets[rep->n_targets++];
+  *t = (bench_target){"", 0, goal, unit};
+  return t;
+}
+
+/* value = median of `slow` / median of `fast` (0 when either is missing). */
+static void ratio_target(bench_report *rep, const bench_row *fast, const bench_row *slow, double goal,
+                         const char *what) {
+  bench_target *t = add_target(rep, goal, "x");
+  if (t == NULL) return;
+  snprintf(t->what, sizeof t->what, "%s", what);
+  if (fast != NULL && slow != NULL) t->value = slow->t.median_s / fast->t.median_s;
+}
+
+static const bench_row *fastest_sequential_halftone(const bench_report *rep, size_t ci) {
+  static const char *const SEQUENTIAL[] = {"ed", "ec", "ed-rc", "ec-rc"};
+  const bench_row *best = NULL;
+  for (size_t k = 0; k < sizeof SEQUENTIAL / sizeof SEQUENTIAL[0]; k++) {
+    row_filter f = {ci, 0, SEQUENTIAL[k], NULL, 0, 0};
+    const bench_row *r = fastest(rep, &f);
+    if (r != NULL && (best == NULL || r->t.median_s < best->t.median_s)) best = r;
+  }
+  return best;
+}
+
+static void halftone_targets(const bench_config *cfg, bench_report *rep) {
+  long ci = largest_case(rep, SKSS_OP_HALFTONE, is_fs);
+  if (ci < 0) return;
+  const char *size = rep->cases.items[ci].size;
+  char what[160];
+  row_filter ecrc = {(size_t)ci, 0, "ec-rc", "cpu-ref", 0, 0};
+  row_filter pillow = {(size_t)ci, 1, "pillow convert('1')", NULL, 0, 0};
+  snprintf(what, sizeof what, "halftone fs %s: sequential ec-rc (cpu-ref) vs Pillow convert('1')", size);
+  ratio_target(rep, fastest(rep, &ecrc), fastest(rep, &pillow), 1.0, what);
+  row_filter parallel = {(size_t)ci, 0, "taskarray-cpu", "cpu", 0, 0};
+  snprintf(what, sizeof what, "halftone fs %s: taskarray-cpu on %d threads vs the fastest sequential",
+           size, cfg->threads);
+  ratio_target(rep, fastest(rep, &parallel), fastest_sequential_halftone(rep, (size_t)ci), 1.7, what);
+}
+
+static void sat_target(const bench_config *cfg, bench_report *rep) {
+  long ci = largest_case(rep, SKSS_OP_SAT, is_sat_u8_padded);
+  if (ci < 0) return;
+  char what[160];
+  row_filter ours = {(size_t)ci, 0, NULL, "cpu", 0, 0};
+  row_filter cv = {(size_t)ci, 1, "cv2.integral", NULL, 0, cfg->threads};
+  snprintf(what, sizeof what, "sat u8->i32 padded %s: fastest cpu algorithm vs cv2.integral, %d threads each",
+           rep->cases.items[ci].size, cfg->threads);
+  ratio_target(rep, fastest(rep, &ours), fastest(rep, &cv), 1.0, what);
+}
+
+static void knapsack_target(bench_report *rep, const char *algorithm, const char *backend) {
+  long ci = largest_case(rep, SKSS_OP_KNAPSACK, is_value_only);
+  if (ci < 0) return;
+  bench_target *t = add_target(rep, 2.0, "G cell/s/core");
+  if (t == NULL) return;
+  row_filter f = {(size_t)ci, 0, algorithm, backend, 0, 0};
+  const bench_row *r = fastest(rep, &f);
+  snprintf(t->what, sizeof t->what, "knapsack %s: %s (%s) cell updates per second per core",
+           rep->cases.items[ci].size, algorithm, backend);
+  if (r != NULL) t->value = r->throughput / (r->threads > 1 ? r->threads : 1) * 1e-9;
+}
+
+void bench_relate(const bench_config *cfg, bench_report *rep) {
+  for (size_t k = 0; k < rep->n_rows; k++) relate_row(rep, &rep->rows[k]);
+  halftone_targets(cfg, rep);
+  sat_target(cfg, rep);
+  knapsack_target(rep, "dp", "cpu-ref");
+  knapsack_target(rep, "taskarray-cpu", "cpu");
+}

@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""CPU peers of `skss bench`: Pillow, OpenCV, OR-Tools and NumPy on the bench's cases.
+
+`skss bench` (bench/bench_peers.c) runs this script once with every case's spec,
+the seed, the thread count and the timing plan, and reads one JSON document
+from stdout. The inputs are rebuilt here with the generator of
+bench/bench_data.c (the splitmix64 finaliser of seed and index), so both sides
+time the same data; every peer also reports a signature of its own result (a
+total, a count, an optimum) that the bench compares with its own.
+
+Specs:
+  sat:WxH:IN:OUT:LAYOUT       cv2.integral (padded) at 1 and --threads threads,
+                              NumPy cumsum(cumsum(a, 0), 1) (inclusive)
+  halftone:WxH:KERNEL         Pillow Image.convert('1') (Floyd-Steinberg only)
+  knapsack:N:C:value|items    OR-Tools' DP, divide-and-conquer and branch-and-bound
+                              solvers (they always return the items)
+  compact:N:DTYPE:values|indices   NumPy a[a > x] / np.nonzero(a > x)
+
+A peer whose module is missing is reported with status "unavailable"; a solver
+that runs past its limit with status "timeout". The script never fails on a
+peer: its exit status is 0 unless its own arguments are wrong.
+"""
+import argparse
+import json
+import multiprocessing
+import platform
+import sys
+import time
+
+import numpy as np
+
+GAMMA = np.uint64(0x9E3779B97F4A7C15)
+MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+MIX2 = np.uint64(0x94D049BB133111EB)
+CHUNK = 1 << 22
+
+
+# ---- inputs: the same values as bench/bench_data.c ---------------------------
+
+def hash_range(seed, start, stop):
+    """bench_hash(seed, k) for k in [start, stop), as uint64."""
+    z = np.uint64(seed) + (np.arange(start, stop, dtype=np.uint64) + np.uint64(1)) * GAMMA
+    z ^= z >> np.uint64(30)
+    z *= MIX1
+    z ^= z >> np.uint64(27)
+    z *= MIX2
+    z ^= z >> np.uint64(31)
+    return z
+
+
+def image_u8(seed, h, w):
+    """Diagonal gradient plus noise in [-16, 15], clamped (bench_fill_image_u8)."""
+    out = np.empty((h, w), np.uint8)
+    gx = np.arange(w, dtype=np.int64) * 255 // max(w - 1, 1)
+    rows = max(1, CHUNK // max(w, 1))
+    for y0 in range(0, h, rows):
+        y1 = min(h, y0 + rows)
+        noise = (hash_range(seed, y0 * w, y1 * w) >> np.uint64(59)).astype(np.int64).reshape(y1 - y0, w) - 16
+        gy = np.arange(y0, y1, dtype=np.int64) * 255 // max(h - 1, 1)
+        out[y0:y1] = np.clip((gx[None, :] + gy[:, None]) // 2 + noise, 0, 255)
+    return out
+
+
+def fill(n, seed, convert):
+    """n values from the hash stream, converted chunk by chunk."""
+    parts = [convert(hash_range(seed, k, min(n, k + CHUNK))) for k in range(0, n, CHUNK)]
+    return np.concatenate(parts) if parts else convert(hash_range(seed, 0, 0))
+
+
+def unit_f32(n, seed):
+    """Floats in [0, 1) with 24 random bits (bench_fill_unit_f32)."""
+    return fill(n, seed, lambda z: (z >> np.uint64(40)).astype(np.float32) * np.float32(2.0 ** -24))
+
+
+def int32s(n, seed):
+    """Integers uniform over int32 (bench_fill_i32)."""
+    return fill(n, seed, lambda z: (z >> np.uint64(32)).astype(np.uint32).view(np.int32))
+
+
+def knapsack_items(seed, n, capacity):
+    """Strongly correlated items: w in [1, R], v = w + R/10, R = 4C/n - 1."""
+    r = max(1, 4 * capacity // n - 1)
+    w = (np.uint64(1) + hash_range(seed, 0, n) % np.uint64(r)).astype(np.int64)
+    return w.tolist(), (w + r // 10).tolist()
+
+
+# ---- timing: the plan of bench/bench_timing.c --------------------------------
+
+class Plan:
+    def __init__(self, a):
+        self.min_time, self.max_time = a.min_time, a.max_time
+        self.min_runs, self.repeat = a.min_runs, a.repeat
+
+    def done(self, runs, elapsed):
+        if self.repeat > 0:
+            return runs >= self.repeat
+        if runs >= 1 and elapsed >= self.max_time:
+            return True
+        return runs >= self.min_runs and elapsed >= self.min_time
+
+
+def stats(samples):
+    s = sorted(samples)
+    n = len(s)
+    median = s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+    return {"median_s": median, "min_s": s[0], "p90_s": s[(9 * n + 9) // 10 - 1], "runs": n}
+
+
+def time_call(fn, plan):
+    """Runs fn once (its result is returned for the signature) as the warm-up,
+    then times it under the plan. A warm-up longer than the plan's limit is the
+    only sample: a peer that slow is not worth a second run."""
+    t0 = time.perf_counter()
+    result = fn()
+    first = time.perf_counter() - t0
+    if plan.repeat <= 0 and first >= plan.max_time:
+        return result, stats([first])
+    samples, start = [], time.perf_counter()
+    while not plan.done(len(samples), time.perf_counter() - start):
+        t0 = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t0)
+    return result, stats(samples)
+
+
+def row(spec, peer, threads=1, **fields):
+    out = {"case": spec, "peer": peer, "threads": threads, "status": "ok", "message": ""}
+    out.update(fields)
+    return out
+
+
+def failed(spec, peer, exc, threads=1):
+    status = "unavailable" if isinstance(exc, ImportError) else "error"
+    return row(spec, peer, threads, status=status, message=f"{type(exc).__name__}: {exc}"[:200])
+
+
+def measured(spec, peer, fn, signature, plan, threads=1, nbytes=0.0, **extra):
+    result, st = time_call(fn, plan)
+    return row(spec, peer, threads, signature=signature(result), bytes=nbytes, **st, **extra)
+
+
+# ---- the peers -----------------------------------------------------------------
+
+DTYPES = {"u8": np.uint8, "i32": np.int32, "f32": np.float32, "f64": np.float64}
+
+
+def sat_peers(spec, fields, a, plan):
+    (w, h), tin, tout, layout = map(int, fields[0].split("x")), fields[1], fields[2], fields[3]
+    img = image_u8(a.seed, h, w) if tin == "u8" else unit_f32(h * w, a.seed).reshape(h, w)
+    out_elems = (h + 1) * (w + 1) if layout == "padded" else h * w
+    nbytes = float(img.nbytes + out_elems * np.dtype(DTYPES[tout]).itemsize)
+    last = lambda out: [float(out[-1, -1]), 0]
+    if layout == "inclusive":
+        dt = DTYPES[tout]
+        return [measured(spec, "numpy cumsum", lambda: np.cumsum(np.cumsum(img, 0, dtype=dt), 1, dtype=dt),
+                         last, plan, nbytes=nbytes)]
+    rows = []
+    for threads in sorted({1, a.threads}):
+        try:
+            import cv2
+            cv2.setNumThreads(threads)
+            depth = {"i32": cv2.CV_32S, "f32": cv2.CV_32F, "f64": cv2.CV_64F}[tout]
+            rows.append(measured(spec, "cv2.integral", lambda: cv2.integral(img, sdepth=depth), last, plan,
+                                 threads, nbytes))
+        except Exception as exc:  # a missing or failing peer is a result, not a crash
+            rows.append(failed(spec, "cv2.integral", exc, threads))
+    return rows
+
+
+def white_signature(img):
+    bits = np.asarray(img).reshape(-1) != 0
+    return [int(bits.sum()), int(np.flatnonzero(bits).sum())]
+
+
+def halftone_peers(spec, fields, a, plan):
+    (w, h), kernel = map(int, fields[0].split("x")), fields[1]
+    if kernel != "fs":
+        return []
+    try:
+        from PIL import Image
+        src = Image.fromarray(image_u8(a.seed, h, w))
+        return [measured(spec, "pillow convert('1')", lambda: src.convert("1"), white_signature, plan,
+                         nbytes=2.0 * w * h)]
+    except Exception as exc:
+        return [failed(spec, "pillow convert('1')", exc)]
+
+
+KNAPSACK_SOLVERS = [("ortools dp", "KNAPSACK_DYNAMIC_PROGRAMMING_SOLVER"),
+                    ("ortools divide&conquer", "KNAPSACK_DIVIDE_AND_CONQUER_SOLVER"),
+                    ("ortools branch&bound", "KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER")]
+
+
+def knapsack_child(conn, solver_type, items, capacity, plan, bb_limit):
+    """Runs in a child process so a solver that takes too long can be stopped."""
+    from ortools.algorithms.python import knapsack_solver as ks
+    weights, values = items
+    solver = ks.KnapsackSolver(getattr(ks.SolverType, solver_type), "skss-bench")
+    solver.set_time_limit(bb_limit)
+
+    def solve():
+        solver.init(values, [weights], [capacity])
+        return solver.solve()
+
+    best, st = time_call(solve, plan)
+    conn.send((best, st, bool(solver.is_solution_optimal())))
+
+
+def knapsack_solver_row(name, solver_type, items, capacity, plan, a):
+    ctx = multiprocessing.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=knapsack_child,
+                        args=(send, solver_type, items, capacity, plan, a.bb_time_limit))
+    child.start()
+    got = recv.poll(a.solver_limit)
+    if not got:
+        child.kill()
+        child.join()
+        return {"peer": name, "status": "timeout",
+                "message": f"stopped after {a.solver_limit:g} s (one solve takes longer)"}
+    best, st, optimal = recv.recv()
+    child.join()
+    note = "" if optimal else f"stopped at its {a.bb_time_limit:g} s time limit"
+    return {"peer": name, "status": "ok", "message": note, "signature": [best, 0], "optimal": optimal,
+            "bytes": 0.0, **st}
+
+
+def knapsack_peers(spec, fields, a, plan, cache):
+    n, capacity = int(fields[0]), int(fields[1])
+    try:
+        import ortools  # noqa: F401  (only to report a missing module as unavailable)
+    except Exception as exc:
+        return [failed(spec, name, exc) for name, _ in KNAPSACK_SOLVERS]
+    if (n, capacity) not in cache:
+        items = knapsack_items(a.seed, n, capacity)
+        cache[(n, capacity)] = [knapsack_solver_row(name, st, items, capacity, plan, a)
+                                for name, st in KNAPSACK_SOLVERS]
+    return [row(spec, r["peer"], **{k: v for k, v in r.items() if k != "peer"}) for r in cache[(n, capacity)]]
+
+
+def compact_peers(spec, fields, a, plan):
+    n, dtype, what = int(fields[0]), fields[1], fields[2]
+    data = unit_f32(n, a.seed) if dtype == "f32" else int32s(n, a.seed)
+    x = np.float32(0.5) if dtype == "f32" else np.int32(0)
+    kept = np.flatnonzero(data > x)
+    signature = [int(kept.size), int(kept.sum())]
+    out_elem = 8 if what == "indices" else data.itemsize
+    nbytes = float(data.nbytes + kept.size * out_elem)
+    del kept
+    if what == "indices":
+        return [measured(spec, "numpy nonzero", lambda: np.nonzero(data > x)[0], lambda r: signature, plan,
+                         nbytes=nbytes)]
+    return [measured(spec, "numpy a[a > x]", lambda: data[data > x], lambda r: signature, plan, nbytes=nbytes)]
+
+
+def run_case(spec, a, plan, cache):
+    kind, *fields = spec.split(":")
+    try:
+        if kind == "sat":
+            return sat_peers(spec, fields, a, plan)
+        if kind == "halftone":
+            return halftone_peers(spec, fields, a, plan)
+        if kind == "knapsack":
+            return knapsack_peers(spec, fields, a, plan, cache)
+        if kind == "compact":
+            return compact_peers(spec, fields, a, plan)
+    except Exception as exc:  # one broken case must not lose the others
+        return [failed(spec, kind, exc)]
+    return []
+
+
+def versions():
+    out = {"numpy": np.__version__}
+    for name, module in (("pillow", "PIL"), ("opencv", "cv2"), ("ortools", "ortools")):
+        try:
+            out[name] = __import__(module).__version__
+        except Exception:
+            out[name] = None
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--case", action="append", default=[], help="a case spec (repeatable)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--min-time", type=float, default=0.5)
+    ap.add_argument("--max-time", type=float, default=10.0)
+    ap.add_argument("--min-runs", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=0)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--solver-limit", type=float, default=None,
+                    help="seconds before a knapsack solver is stopped (default 30, quick 5)")
+    ap.add_argument("--bb-time-limit", type=float, default=None,
+                    help="OR-Tools' own branch-and-bound time limit (default 10, quick 2)")
+    a = ap.parse_args()
+    a.solver_limit = a.solver_limit or (5.0 if a.quick else 30.0)
+    a.bb_time_limit = a.bb_time_limit or (2.0 if a.quick else 10.0)
+    plan, cache, results = Plan(a), {}, []
+    for spec in a.case:
+        results.extend(run_case(spec, a, plan, cache))
+    doc = {"schema": "skss-peers/1", "python": platform.python_version(), "versions": versions(),
+           "results": results}
+    json.dump(doc, sys.stdout, allow_nan=False)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

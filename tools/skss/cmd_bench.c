@@ -1,0 +1,323 @@
+/*
+ * cmd_bench.c — `skss bench`: parses the options, runs the benchmark engine
+ * (bench/bench_run.c) and prints the results: a table on stdout (or stderr
+ * when the JSON goes to stdout) and, with --json, the full report.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "commands.h"
+
+static const char BENCH_USAGE[] =
+    "usage: skss bench [options]\n"
+    "Times every algorithm of every backend on seeded inputs, checked against\n"
+    "cpu-ref first, next to the peers (Pillow, OpenCV, OR-Tools, NumPy).\n"
+    "  --backend LIST   cpu-ref, cpu, cuda or all (comma-separated; default all)\n"
+    "  --threads N      threads of the cpu backend (default: online CPUs)\n"
+    "  --suite LIST     sat, halftone, knapsack, compact or all (default all)\n"
+    "  --sizes LIST     sizes for every chosen suite: image side N or WxH (sat,\n"
+    "                   halftone), capacity (knapsack, n = 1000), element count\n"
+    "                   (compact); K/M/G = 2^10/2^20/2^30, 1eN = 10^N\n"
+    "  --quick          a small subset with short timings (< 30 s)\n"
+    "  --repeat R       timed runs per row (default: >= 5 runs and >= 0.5 s)\n"
+    "  --seed S         seed of the inputs (default 1)\n"
+    "  --json FILE      write the full report as JSON ('-' = stdout)\n"
+    "  --peers, --no-peers  time the Python peers in the same run (default on)\n"
+    "  --python PATH    interpreter for the peers (default python3)\n"
+    "  --peers-dir DIR  where cpu_peers.py is (default $SKSS_PEERS_DIR, then the\n"
+    "                   source tree)\n"
+    "  -v, --verbose    one progress line per row on stderr (default: when a tty)\n";
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("skss bench: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputs("\n(try skss bench --help)\n", stderr);
+  return EX_USAGE;
+}
+
+/* Parses "123", "4K" (x 2^10), "2M", "1G", or "1e7"; advances *s. */
+static int parse_count(const char **s, int64_t *out) {
+  char *end;
+  unsigned long long v = strtoull(*s, &end, 10);
+  if (end == *s || **s == '-' || v > (1ull << 40)) return -1;
+  int64_t n = (int64_t)v;
+  if (*end == 'K' || *end == 'M' || *end == 'G') {
+    n <<= *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
+    end++;
+  } else if (*end == 'e') {
+    char *exp_end;
+    long e = strtol(end + 1, &exp_end, 10);
+    if (exp_end == end + 1 || e < 0 || e > 12) return -1;
+    while (e-- > 0) n *= 10;
+    end = exp_end;
+  }
+  if (n <= 0 || n > ((int64_t)1 << 40)) return -1;
+  *out = n;
+  *s = end;
+  return 0;
+}
+
+static int parse_sizes(const char *arg, bench_config *cfg) {
+  const char *s = arg;
+  cfg->n_sizes = 0;
+  for (;;) {
+    bench_size size = {0, 0};
+    if (cfg->n_sizes == BENCH_MAX_SIZES || parse_count(&s, &size.a) != 0) return -1;
+    if (*s == 'x') {
+      s++;
+      if (parse_count(&s, &size.b) != 0) return -1;
+    }
+    cfg->sizes[cfg->n_sizes++] = size;
+    if (*s == '\0') return 0;
+    if (*s++ != ',') return -1;
+  }
+}
+
+/* A comma-separated list of names; bit k of *out for names[k], all for "all". */
+static int parse_names(const char *arg, const char *const names[], int count, unsigned all,
+                       unsigned *out) {
+  char buf[256];
+  if (strlen(arg) >= sizeof buf) return -1;
+  strcpy(buf, arg);
+  *out = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int k = 0;
+    while (k < count && (names[k] == NULL || strcmp(tok, names[k]) != 0)) k++;
+    if (k == count && strcmp(tok, "all") != 0) return -1;
+    *out |= k == count ? all : 1u << k;
+  }
+  return *out ? 0 : -1;
+}
+
+static int parse_int(const char *arg, long lo, long hi, long *out) {
+  char *end;
+  long v = strtol(arg, &end, 10);
+  if (end == arg || *end != '\0' || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+/* Matches "--name VALUE" or "--name=VALUE"; *value is NULL when missing. */
+static int take(int argc, char **argv, int *i, const char *name, const char **value) {
+  size_t len = strlen(name);
+  if (strncmp(argv[*i], name, len) != 0) return 0;
+  if (argv[*i][len] == '=') {
+    *value = argv[*i] + len + 1;
+    return 1;
+  }
+  if (argv[*i][len] != '\0') return 0;
+  *value = *i + 1 < argc ? argv[++*i] : NULL;
+  return 1;
+}
+
+typedef struct bench_cli {
+  bench_config cfg;
+  const char *json;
+  int verbose;
+} bench_cli;
+
+static int set_int(const char *v, long lo, long hi, int *out) {
+  long n;
+  if (parse_int(v, lo, hi, &n) != 0) return -1;
+  *out = (int)n;
+  return 0;
+}
+
+/* Parses one value option; returns 0, or -1 for a bad value. */
+static int set_value(bench_cli *cli, const char *name, const char *v) {
+  static const char *const BACKENDS[] = {NULL, "cpu-ref", "cpu", "cuda"};
+  static const char *const SUITES[] = {"sat", "halftone", "knapsack", "compact"};
+  const unsigned all_backends =
+      (1u << SKSS_BACKEND_CPU_REF) | (1u << SKSS_BACKEND_CPU) | (1u << SKSS_BACKEND_CUDA);
+  bench_config *cfg = &cli->cfg;
+  if (strcmp(name, "--backend") == 0) return parse_names(v, BACKENDS, 4, all_backends, &cfg->backends);
+  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 4, BENCH_SUITE_ALL, &cfg->suites);
+  if (strcmp(name, "--sizes") == 0) return parse_sizes(v, cfg);
+  if (strcmp(name, "--threads") == 0) return set_int(v, 1, 1024, &cfg->threads);
+  if (strcmp(name, "--repeat") == 0) return set_int(v, 1, 100000, &cfg->repeat);
+  if (strcmp(name, "--seed") == 0) {
+    int seed;
+    if (set_int(v, 0, 0x7FFFFFFF, &seed) != 0) return -1;
+    cfg->seed = (uint64_t)seed;
+  } else if (strcmp(name, "--json") == 0) {
+    cli->json = v;
+  } else if (strcmp(name, "--python") == 0) {
+    cfg->python = v;
+  } else if (strcmp(name, "--peers-dir") == 0) {
+    cfg->peers_dir = v;
+  }
+  return 0;
+}
+
+static const char *const VALUE_OPTIONS[] = {"--backend", "--suite", "--sizes",  "--threads", "--repeat",
+                                            "--seed",    "--json",  "--python", "--peers-dir"};
+#define N_VALUE_OPTIONS (sizeof VALUE_OPTIONS / sizeof VALUE_OPTIONS[0])
+
+/* A flag without a value; returns 1 when `a` is one. */
+static int set_flag(bench_cli *cli, const char *a) {
+  if (strcmp(a, "--quick") == 0)
+    cli->cfg.quick = 1;
+  else if (strcmp(a, "--peers") == 0)
+    cli->cfg.peers = 1;
+  else if (strcmp(a, "--no-peers") == 0)
+    cli->cfg.peers = 0;
+  else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
+    cli->verbose = 1;
+  else
+    return 0;
+  return 1;
+}
+
+/* Returns -1 when parsed, else the exit code (EX_OK after --help). */
+static int parse_args(int argc, char **argv, bench_cli *cli) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = NULL;
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      fputs(BENCH_USAGE, stdout);
+      return EX_OK;
+    }
+    if (set_flag(cli, a)) continue;
+    size_t k = 0;
+    while (k < N_VALUE_OPTIONS && !take(argc, argv, &i, VALUE_OPTIONS[k], &v)) k++;
+    if (k == N_VALUE_OPTIONS) return usage_error("unknown option '%s'", a);
+    if (v == NULL) return usage_error("%s needs a value", VALUE_OPTIONS[k]);
+    if (set_value(cli, VALUE_OPTIONS[k], v) != 0) return usage_error("bad value '%s'", v);
+  }
+  return -1;
+}
+
+/* ---- the table ------------------------------------------------------------- */
+
+static void format_rate(char *buf, size_t len, double per_s, const char *unit) {
+  static const struct { double scale; const char *prefix; } SI[] = {{1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}};
+  size_t k = 0;
+  while (k + 1 < sizeof SI / sizeof SI[0] && per_s < SI[k].scale) k++;
+  snprintf(buf, len, "%.1f %s%s/s", per_s / SI[k].scale, SI[k].prefix, unit);
+}
+
+static void format_ratio(char *buf, size_t len, double v) {
+  if (v > 0)
+    snprintf(buf, len, "%.2fx", v);
+  else
+    snprintf(buf, len, "-");
+}
+
+static void print_header(FILE *f, const bench_config *cfg, const bench_report *rep) {
+  fprintf(f, "skss bench — skss %s (%s), %s, %d cores, %s, %s\n", skss_version(), rep->git_commit,
+          rep->cpu_model, rep->cores, rep->kernel, rep->date);
+  fprintf(f, "copy bandwidth (memcpy of %zu MiB, read + write): 1 thread %.1f GB/s, %d threads %.1f GB/s\n",
+          rep->copy_bytes >> 20, rep->copy_gbs_1, rep->copy_threads, rep->copy_gbs_n);
+  fprintf(f, "seed %llu; cpu backend on %d threads; %s\n", (unsigned long long)cfg->seed, cfg->threads,
+          cfg->quick ? "quick" : "full plan (>= 5 runs and >= 0.5 s per row, median)");
+  fprintf(f, "peers: %s", rep->peers_ran ? "python " : rep->peers_message);
+  if (rep->peers_ran) {
+    fputs(rep->python_version, f);
+    for (int k = 0; k < rep->n_versions; k++)
+      fprintf(f, "%s %s %s", k ? "," : ";", rep->versions[k][0], rep->versions[k][1]);
+  }
+  fputs("\n\n", f);
+  fprintf(f, "%-8s %-20s %-13s %-26s %-7s %3s %10s %15s %6s %6s %7s %8s\n", "prim", "case", "size",
+          "algorithm", "backend", "thr", "median ms", "throughput", "GB/s", "%copy", "vs ref", "vs peer");
+}
+
+static const char *status_text(const bench_row *r) {
+  switch (r->outcome) {
+    case BENCH_ROW_FAILED: return "FAILED";
+    case BENCH_ROW_UNAVAILABLE: return "unavailable";
+    case BENCH_ROW_TIMEOUT: return "time limit";
+    case BENCH_ROW_OK: break;
+  }
+  return "";
+}
+
+static void print_row(FILE *f, const bench_report *rep, const bench_row *r) {
+  const bench_case *c = &rep->cases.items[r->case_index];
+  char threads[16] = "-";
+  if (r->threads > 0) snprintf(threads, sizeof threads, "%d", r->threads);
+  fprintf(f, "%-8s %-20s %-13s %-26s %-7s %3s ", bench_op_name(c->op), c->variant, c->size, r->algorithm,
+          r->backend, threads);
+  if (r->outcome != BENCH_ROW_OK) {
+    fprintf(f, "%s: %s\n", status_text(r), r->message);
+    return;
+  }
+  char rate[32], gbs[16] = "-", pct[16] = "-", vs_ref[16], vs_peer[16];
+  format_rate(rate, sizeof rate, r->throughput, c->unit);
+  if (r->gbps > 0) snprintf(gbs, sizeof gbs, "%.2f", r->gbps);
+  if (r->pct_copy > 0) snprintf(pct, sizeof pct, "%.0f%%", r->pct_copy);
+  format_ratio(vs_ref, sizeof vs_ref, r->speedup_ref);
+  if (r->is_peer)
+    snprintf(vs_peer, sizeof vs_peer, "%s", r->check);
+  else
+    format_ratio(vs_peer, sizeof vs_peer, r->speedup_peer);
+  fprintf(f, "%10.3f %15s %6s %6s %7s %8s", r->t.median_s * 1e3, rate, gbs, pct, vs_ref, vs_peer);
+  if (r->is_peer && r->optimal == 0) fputs("  not optimal (time limit)", f);
+  if (r->message[0] != '\0') fprintf(f, "  (%s)", r->message);
+  fputc('\n', f);
+}
+
+static void print_rows(FILE *f, const bench_report *rep) {
+  for (size_t ci = 0; ci < rep->cases.count; ci++) {
+    if (ci > 0 && rep->cases.items[ci].op != rep->cases.items[ci - 1].op) fputc('\n', f);
+    for (int peers = 0; peers <= 1; peers++)
+      for (size_t k = 0; k < rep->n_rows; k++)
+        if (rep->rows[k].case_index == ci && rep->rows[k].is_peer == peers) print_row(f, rep, &rep->rows[k]);
+  }
+}
+
+static void print_footer(FILE *f, const bench_report *rep) {
+  fputs("\nvs ref: the reference algorithm's median / this median (same case); vs peer: the fastest\n"
+        "peer's median (peers with no more threads than the row) / this median; peer rows show\n"
+        "whether the peer's result agrees with ours.\n",
+        f);
+  for (int k = 0; k < rep->n_notes; k++) fprintf(f, "note: %s\n", rep->notes[k]);
+  if (rep->n_targets > 0) fputs("\ntargets:\n", f);
+  for (int k = 0; k < rep->n_targets; k++) {
+    const bench_target *t = &rep->targets[k];
+    if (t->value <= 0) {
+      fprintf(f, "  %-92s   n/a\n", t->what);
+      continue;
+    }
+    fprintf(f, "  %-92s %6.2f %s (goal >= %.2f: %s)\n", t->what, t->value, t->unit, t->goal,
+            t->value >= t->goal ? "met" : "NOT met");
+  }
+  fprintf(f, "\ntotal %.1f s\n", rep->total_s);
+}
+
+int skss_cmd_bench(int argc, char **argv) {
+  bench_cli cli = {0};
+  bench_config_defaults(&cli.cfg);
+  int rc = parse_args(argc, argv, &cli);
+  if (rc >= 0) return rc;
+  cli.cfg.progress = cli.verbose || isatty(STDERR_FILENO) ? stderr : NULL;
+  bench_report rep;
+  char err[BENCH_ERRLEN] = "";
+  if (bench_run(&cli.cfg, &rep, err) != 0) {
+    fprintf(stderr, "skss bench: %s\n", err);
+    bench_report_free(&rep);
+    return EX_SOFTWARE;
+  }
+  FILE *table = cli.json != NULL && strcmp(cli.json, "-") == 0 ? stderr : stdout;
+  print_header(table, &cli.cfg, &rep);
+  print_rows(table, &rep);
+  print_footer(table, &rep);
+  rc = EX_OK;
+  if (cli.json != NULL && bench_write_json(&cli.cfg, &rep, cli.json, err) != 0) {
+    fprintf(stderr, "skss bench: %s\n", err);
+    rc = EX_CANTCREAT;
+  }
+  size_t failed = bench_report_failures(&rep);
+  if (failed > 0) {
+    fprintf(stderr, "skss bench: %zu row(s) failed; see the table\n", failed);
+    rc = rc == EX_OK ? EX_SOFTWARE : rc;
+  }
+  bench_report_free(&rep);
+  return rc;
+}
