@@ -149,7 +149,8 @@ static void write_config(json_out *w, const bench_config *cfg) {
   }
   close_container(w, ']');
   kv_int(w, "threads", cfg->threads);
-  kv_int(w, "quick", cfg->quick);
+  key(w, "quick");
+  bool_value(w, cfg->quick);
   kv_int(w, "repeat", cfg->repeat);
   kv_int(w, "seed", (long long)cfg->seed);
   key(w, "peers");

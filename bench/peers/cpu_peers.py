@@ -225,15 +225,26 @@ def knapsack_solver_row(name, solver_type, items, capacity, plan, a):
 
 
 def knapsack_peers(spec, fields, a, plan, cache):
+    """The value-only and with-items cases share an instance (OR-Tools always
+    returns the items), so each instance is solved once; a solver that ran
+    out of time on a smaller table is not started on a larger one."""
     n, capacity = int(fields[0]), int(fields[1])
     try:
         import ortools  # noqa: F401  (only to report a missing module as unavailable)
     except Exception as exc:
         return [failed(spec, name, exc) for name, _ in KNAPSACK_SOLVERS]
     if (n, capacity) not in cache:
-        items = knapsack_items(a.seed, n, capacity)
-        cache[(n, capacity)] = [knapsack_solver_row(name, st, items, capacity, plan, a)
-                                for name, st in KNAPSACK_SOLVERS]
+        items, rows = knapsack_items(a.seed, n, capacity), []
+        for name, solver_type in KNAPSACK_SOLVERS:
+            timed_out_at = cache.get(("timeout", name))
+            if timed_out_at is not None and timed_out_at <= n * capacity:
+                rows.append({"peer": name, "status": "timeout",
+                             "message": f"not started: over {a.solver_limit:g} s on a smaller table"})
+                continue
+            rows.append(knapsack_solver_row(name, solver_type, items, capacity, plan, a))
+            if rows[-1]["status"] == "timeout":
+                cache[("timeout", name)] = n * capacity
+        cache[(n, capacity)] = rows
     return [row(spec, r["peer"], **{k: v for k, v in r.items() if k != "peer"}) for r in cache[(n, capacity)]]
 
 
@@ -291,10 +302,10 @@ def main():
     ap.add_argument("--solver-limit", type=float, default=None,
                     help="seconds before a knapsack solver is stopped (default 30, quick 5)")
     ap.add_argument("--bb-time-limit", type=float, default=None,
-                    help="OR-Tools' own branch-and-bound time limit (default 10, quick 2)")
+                    help="OR-Tools' own branch-and-bound time limit (default 5, quick 2)")
     a = ap.parse_args()
     a.solver_limit = a.solver_limit or (5.0 if a.quick else 30.0)
-    a.bb_time_limit = a.bb_time_limit or (2.0 if a.quick else 10.0)
+    a.bb_time_limit = a.bb_time_limit or (2.0 if a.quick else 5.0)
     plan, cache, results = Plan(a), {}, []
     for spec in a.case:
         results.extend(run_case(spec, a, plan, cache))

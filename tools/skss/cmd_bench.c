@@ -215,8 +215,14 @@ static void print_header(FILE *f, const bench_config *cfg, const bench_report *r
           rep->cpu_model, rep->cores, rep->kernel, rep->date);
   fprintf(f, "copy bandwidth (memcpy of %zu MiB, read + write): 1 thread %.1f GB/s, %d threads %.1f GB/s\n",
           rep->copy_bytes >> 20, rep->copy_gbs_1, rep->copy_threads, rep->copy_gbs_n);
-  fprintf(f, "seed %llu; cpu backend on %d threads; %s\n", (unsigned long long)cfg->seed, cfg->threads,
-          cfg->quick ? "quick" : "full plan (>= 5 runs and >= 0.5 s per row, median)");
+  bench_plan plan = bench_plan_for(cfg);
+  fprintf(f, "seed %llu; cpu backend on %d threads; %s; ", (unsigned long long)cfg->seed, cfg->threads,
+          cfg->quick ? "quick" : "full");
+  if (plan.fixed_runs > 0)
+    fprintf(f, "%d timed runs per row\n", plan.fixed_runs);
+  else
+    fprintf(f, "timed runs per row: >= %d and >= %g s (stop at %g s), median\n", plan.min_runs,
+            plan.min_time_s, plan.max_time_s);
   fprintf(f, "peers: %s", rep->peers_ran ? "python " : rep->peers_message);
   if (rep->peers_ran) {
     fputs(rep->python_version, f);
@@ -257,7 +263,9 @@ static void print_row(FILE *f, const bench_report *rep, const bench_row *r) {
     snprintf(vs_peer, sizeof vs_peer, "%s", r->check);
   else
     format_ratio(vs_peer, sizeof vs_peer, r->speedup_peer);
-  fprintf(f, "%10.3f %15s %6s %6s %7s %8s", r->t.median_s * 1e3, rate, gbs, pct, vs_ref, vs_peer);
+  double ms = r->t.median_s * 1e3;
+  fprintf(f, ms < 1 ? "%10.4f" : "%10.3f", ms);
+  fprintf(f, " %15s %6s %6s %7s %8s", rate, gbs, pct, vs_ref, vs_peer);
   if (r->is_peer && r->optimal == 0) fputs("  not optimal (time limit)", f);
   if (r->message[0] != '\0') fprintf(f, "  (%s)", r->message);
   fputc('\n', f);

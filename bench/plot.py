@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Plots a `skss bench --json` result: throughput against size, ours and the peers, and speedups.
+
+usage: plot.py RESULTS.json OUT.png
+
+One panel per case family (primitive and variant, e.g. "sat u8->i32 padded"):
+throughput (pixels, DP cells or elements per second) against size on log
+axes, one solid line per skss algorithm and backend, one dashed line per peer.
+Below, at the largest size of each family: the fastest skss row against the
+fastest optimal peer, and every algorithm of the multithreaded backend against
+the family's reference algorithm. Rows that failed or timed out are left out.
+"""
+import argparse
+import json
+import math
+import sys
+from collections import OrderedDict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+AXIS = {"px": "pixels", "cell": "capacity C (n = 1000 items)", "elem": "elements"}
+RATE = {"px": "pixels/s", "cell": "DP cell updates/s", "elem": "elements/s"}
+
+
+def load(path):
+    with open(path) as f:
+        doc = json.load(f)
+    if doc.get("schema") != "skss-bench/1":
+        sys.exit(f"plot.py: {path} is not a skss-bench/1 result")
+    return doc
+
+
+def families(doc):
+    """Case families in file order: name -> list of case indices."""
+    out = OrderedDict()
+    for c in doc["cases"]:
+        out.setdefault(f'{c["primitive"]} {c["variant"]}', []).append(c["index"])
+    return out
+
+
+def good_rows(doc):
+    return [r for r in doc["rows"] if r["outcome"] == "ok" and r.get("median_s")
+            and r.get("optimal") is not False]
+
+
+def label(r):
+    threads = f', {r["threads"]}t' if r["threads"] and r["threads"] > 1 else ""
+    return f'{r["algorithm"]} ({r["backend"]}{threads})' if not r["peer"] else f'{r["algorithm"]}{threads} [peer]'
+
+
+def throughput_panel(ax, doc, name, indices, rows):
+    cases = {i: doc["cases"][i] for i in indices}
+    lines = OrderedDict()
+    for r in rows:
+        if r["case"] in cases:
+            lines.setdefault((r["peer"], label(r)), []).append((cases[r["case"]]["x"], r["throughput"]))
+    for (peer, text), points in lines.items():
+        points.sort()
+        xs, ys = zip(*points)
+        ax.plot(xs, ys, "--" if peer else "-", marker="s" if peer else "o", markersize=4, linewidth=1.3,
+                label=text)
+    unit = doc["cases"][indices[0]]["unit"]
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_title(name, fontsize=10)
+    ax.set_xlabel(AXIS.get(unit, unit), fontsize=8)
+    ax.set_ylabel(RATE.get(unit, unit), fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    if lines:
+        ax.legend(fontsize=6, loc="best")
+
+
+def largest(doc, indices):
+    return max(indices, key=lambda i: doc["cases"][i]["x"])
+
+
+def peer_bars(ax, doc, fams, rows):
+    names, values, notes = [], [], []
+    for name, indices in fams.items():
+        ci = largest(doc, indices)
+        ours = [r for r in rows if r["case"] == ci and not r["peer"]]
+        peers = [r for r in rows if r["case"] == ci and r["peer"]]
+        if not ours or not peers:
+            continue
+        best, peer = min(ours, key=lambda r: r["median_s"]), min(peers, key=lambda r: r["median_s"])
+        names.append(f'{name} {doc["cases"][ci]["size"]}')
+        values.append(peer["median_s"] / best["median_s"])
+        notes.append(f'{label(best)} vs {label(peer)}')
+    bars(ax, names, values, notes, "speedup: fastest skss row / fastest peer (largest size)")
+
+
+def reference_bars(ax, doc, fams, rows):
+    names, values, notes = [], [], []
+    for name, indices in fams.items():
+        ci = largest(doc, indices)
+        for r in rows:
+            if r["case"] == ci and not r["peer"] and r["backend"] == "cpu" and r.get("speedup_ref"):
+                names.append(f'{name} {doc["cases"][ci]["size"]}: {r["algorithm"]}')
+                values.append(r["speedup_ref"])
+                notes.append(f'{r["threads"]} threads')
+    bars(ax, names, values, notes, "speedup of the cpu backend's algorithms over the reference algorithm (cpu-ref)")
+
+
+def bars(ax, names, values, notes, title):
+    ax.set_title(title, fontsize=10)
+    if not values:
+        ax.text(0.5, 0.5, "no comparable rows", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return
+    ys = range(len(values))
+    colors = ["tab:green" if v >= 1 else "tab:red" for v in values]
+    ax.barh(list(ys), values, color=colors, alpha=0.8)
+    ax.set_yticks(list(ys))
+    ax.set_yticklabels(names, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    for y, v, note in zip(ys, values, notes):
+        ax.text(v, y, f" {v:.2f}x  {note}", va="center", fontsize=6)
+    lo, hi = min(values + [1.0]), max(values + [1.0])
+    ax.set_xlim(lo / 1.5, hi * 12)
+    ax.tick_params(axis="x", labelsize=7)
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+
+
+def title(doc):
+    m = doc["machine"]
+    cfg = doc["config"]
+    bw = m["copy_bandwidth"]
+    return (f'skss {m["skss_version"]} ({m["git_commit"]}) on {m["cpu_model"]}, {m["cores"]} cores, '
+            f'{m["date"]}; cpu backend {cfg["threads"]} threads; copy bandwidth '
+            f'{bw["gbs_1_thread"]:.1f} GB/s (1 thread), {bw["gbs_threads"]:.1f} GB/s ({bw["threads"]} threads)')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results")
+    ap.add_argument("out")
+    a = ap.parse_args()
+    doc = load(a.results)
+    fams, rows = families(doc), good_rows(doc)
+    cols = 4
+    grid_rows = max(1, math.ceil(len(fams) / cols))
+    n_ref = sum(1 for r in rows if not r["peer"] and r["backend"] == "cpu")
+    bar_height = max(3.0, 0.22 * (len(fams) + max(n_ref, 1)))
+    fig = plt.figure(figsize=(20, 3.6 * grid_rows + 2 * bar_height + 1))
+    spec = fig.add_gridspec(grid_rows + 2, cols, height_ratios=[3.6] * grid_rows + [bar_height * 0.45, bar_height])
+    for k, (name, indices) in enumerate(fams.items()):
+        throughput_panel(fig.add_subplot(spec[k // cols, k % cols]), doc, name, indices, rows)
+    peer_bars(fig.add_subplot(spec[grid_rows, :]), doc, fams, rows)
+    reference_bars(fig.add_subplot(spec[grid_rows + 1, :]), doc, fams, rows)
+    fig.suptitle(title(doc), fontsize=11)
+    fig.tight_layout(rect=(0, 0, 1, 0.98))
+    fig.savefig(a.out, dpi=90)
+
+
+if __name__ == "__main__":
+    main()
