@@ -5,16 +5,17 @@
  * Pixel (y, x) needs the errors of (y, x-1), (y, x-2) and of rows y-1, y-2 up
  * to column x + slope - 1, so a row may run wherever the row above is at
  * least `slope` columns ahead. Workers take image rows by ticket (rowsync.h)
- * and run each row left to right in chunks of CHUNK columns; before a chunk
- * a row waits (acquire) until the row above has published that it finished
- * every column the chunk reads, and after the chunk it publishes (release)
- * how far it got. Three-row kernels also read row y-2, and need no wait on
- * it: row y-1 published column c only after waiting for row y-2 to pass
- * c + slope - 1, so row y-2 is then ahead of what row y reads by transitivity,
- * and the release/acquire chain y-2 -> y-1 -> y orders its writes before our
- * reads. A ticket is taken only after every earlier row's, so a waited-for
- * row is always held by a running worker: any number of threads works, and
- * one thread runs the rows in order without ever waiting.
+ * and run each row left to right in spans of at most CHUNK columns: a span
+ * runs as far as the progress of the row above (read with acquire) allows,
+ * waiting only when it allows nothing, and after each span the row
+ * publishes (release) how far it got, so a row trails the row above by
+ * about one span. Three-row kernels also read row y-2 and need no wait on
+ * it: row y-1 published c columns only after seeing row y-2 finish
+ * c + slope - 1, so row y-2 is then ahead of what row y reads by
+ * transitivity, and the release/acquire chain y-2 -> y-1 -> y orders its
+ * writes before our reads. A ticket is taken only after every earlier
+ * row's, so a waited-for row is always held by a running worker: any number
+ * of threads works, and one thread runs the rows in order without waiting.
  *
  * The inner loop is the register-caching EC span of halftone_impl.h,
  * compiled per kernel. Errors live in a ring of RING error rows, so memory is
@@ -25,9 +26,9 @@
 #include "halftone_impl.h"
 #include "rowsync.h"
 
-/* CHUNK: columns between two waits/publishes (a multiple of 8, so a BITS
- * chunk packs whole bytes); large enough that the progress cache line moves
- * between cores rarely, small enough that the next row starts soon. */
+/* CHUNK: the most columns between two publishes (a multiple of 8): large
+ * enough that progress cache lines move between cores rarely, small enough
+ * that a row follows the row above closely (rows in flight ~ width / CHUNK). */
 enum { CHUNK = 512, RING = 4, PAD = 2 };
 
 typedef struct ta_run {
@@ -53,12 +54,12 @@ bool skss__halftone_taskarray_scratch(const skss__halftone_job *job, size_t *byt
  * Errors of row y (y >= -2; rows -2 and -1 are the zero rows), column 0 at
  * index 0. Row y + RING reuses row y's slot; only rows y+1 and y+2 read row
  * y, and row y+4 overwrites it safely: before it writes columns < x1 it has
- * waited for row y+3 to finish min(width, x1 - 1 + slope) columns, which row
- * y+3 published only after waiting for row y+2 to finish
- * min(width, x1 - 2 + 2 slope) >= min(width, x1 + 2) columns. So rows y+2 and
- * y+1 (further ahead) have finished every pixel that reads row y below
- * column x1 (pixels < x1 + 2), and the release/acquire chain orders those
- * reads before the overwrite. Pads are never written.
+ * seen row y+3 finish min(width, x1 - 1 + slope) columns, which row y+3
+ * published only after seeing row y+2 finish min(width, x1 - 2 + 2 slope)
+ * >= min(width, x1 + 2) columns (slope >= 2). So rows y+2 and y+1 (further
+ * ahead) have finished every pixel that reads row y below column x1 (pixels
+ * < x1 + 2), and the release/acquire chain orders those reads before the
+ * overwrite. Pads are never written.
  */
 static int16_t *ring_row(const ta_run *run, int64_t y) {
   return run->ring + (size_t)((y + RING) % RING) * run->stride + PAD;
@@ -76,6 +77,16 @@ static int64_t wait_for_row(skss__rowsync *sync, int64_t row, int64_t need) {
   return done;
 }
 
+/* End of the span that starts at x0: at most CHUNK columns, and no further
+ * than the row above allows, having finished `above` columns: a span ending
+ * at x1 reads it below column x1 + slope - 1. Ends are multiples of 8 (BITS
+ * spans pack whole bytes) except the row's end; x0 when nothing may run. */
+static int64_t span_end(int64_t x0, int64_t above, int slope, int64_t width) {
+  int64_t end = above >= width ? width : (above - (slope - 1)) / 8 * 8;
+  if (end < x0) end = x0;
+  return x0 + CHUNK < end ? x0 + CHUNK : end;
+}
+
 SKSS__HT_INLINE void ta_row(const skss_dither_kernel_info *k, ta_run *run, int64_t y) {
   const skss__halftone_job *job = run->job;
   const int64_t width = job->width;
@@ -83,19 +94,24 @@ SKSS__HT_INLINE void ta_row(const skss_dither_kernel_info *k, ta_run *run, int64
   uint8_t *out = job->out + (size_t)y * job->out_pitch;
   int16_t *cur = ring_row(run, y);
   const int16_t *up1 = ring_row(run, y - 1), *up2 = ring_row(run, y - 2);
-  uint8_t chunk_bytes[CHUNK];
-  int64_t above_done = y == 0 ? width : 0; /* progress of row y-1 seen so far */
-  for (int64_t x0 = 0; x0 < width; x0 += CHUNK) {
-    int64_t x1 = x0 + CHUNK < width ? x0 + CHUNK : width;
-    int64_t need = x1 - 1 + k->slope < width ? x1 - 1 + k->slope : width;
-    if (above_done < need) above_done = wait_for_row(&run->sync, y - 1, need);
+  uint8_t span_bytes[CHUNK];
+  int64_t above = y == 0 ? width : 0; /* progress of row y-1 seen so far */
+  for (int64_t x0 = 0; x0 < width;) {
+    int64_t x1 = span_end(x0, above, k->slope, width);
+    if (x1 == x0) {
+      /* Wait for 8 more columns' worth (a whole byte of BITS output). */
+      int64_t need = x0 + 8 + k->slope - 1;
+      above = wait_for_row(&run->sync, y - 1, need < width ? need : width);
+      continue;
+    }
     if (job->output == SKSS_HALFTONE_BYTES) {
       skss__ec_rc_span(k, job->white_above, in, out + x0, cur, up1, up2, x0, x1);
     } else {
-      skss__ec_rc_span(k, job->white_above, in, chunk_bytes, cur, up1, up2, x0, x1);
-      skss__halftone_pack_bits(chunk_bytes, x1 - x0, out + x0 / 8);
+      skss__ec_rc_span(k, job->white_above, in, span_bytes, cur, up1, up2, x0, x1);
+      skss__halftone_pack_bits(span_bytes, x1 - x0, out + x0 / 8);
     }
     skss__rowsync_publish(&run->sync, y, x1);
+    x0 = x1;
   }
 }
 

@@ -86,12 +86,14 @@ static inline int skss__halftone_white_above(int threshold) {
 
 /* The rule of skss.h for one pixel whose neighbours sent it `sum` / divisor,
  * without branches (the outcome is unpredictable): writes 0 or 255 to *out
- * and returns the pixel's error. */
+ * and returns the pixel's error. The quotient is compared with
+ * white_above - in, which does not wait for the sum, so the test and the
+ * clamp run side by side on the loop's critical path. */
 SKSS__HT_INLINE int skss__halftone_pixel(int in, int sum, int divisor, int white_above,
                                          uint8_t *out) {
-  int u = in + sum / divisor;
+  int q = sum / divisor, u = in + q;
   int v = u < 0 ? 0 : (u > 255 ? 255 : u);
-  int white = -(int)(u > white_above) & 255;
+  int white = -(int)(q > white_above - in) & 255;
   *out = (uint8_t)white;
   return v - white;
 }
