@@ -25,6 +25,7 @@ typedef struct run_state {
   skss__rowsync sync;
   skss__barrier barrier;
   _Atomic int failure;          /* first skss_status that stopped the run */
+  _Atomic int64_t stop_level;   /* CONVENTIONAL: level of the first failure */
   _Atomic int64_t bad_row, bad_col, bad_dep_row, bad_dep_col;
 } run_state;
 
@@ -108,6 +109,13 @@ static int64_t level_stride(const skss_taskarray_desc *d) {
   return 1;
 }
 
+/* Marks `level` as failed (the first failing level wins; all failures of one
+ * run happen in the same level, as no level starts after a failed one). */
+static void stop_at_level(run_state *s, int64_t level) {
+  int64_t none = INT64_MAX;
+  atomic_compare_exchange_strong(&s->stop_level, &none, level);
+}
+
 static void conventional_worker(int worker, int workers, void *arg) {
   run_state *s = arg;
   const skss_taskarray_desc *d = s->d;
@@ -122,14 +130,19 @@ static void conventional_worker(int worker, int workers, void *arg) {
     }
     for (int64_t k = lo + worker; k <= hi; k += workers) {
       int64_t col = level - stride * k;
-      if (atomic_load_explicit(&s->sync.stop, memory_order_relaxed)) break;
-      if (d->deps != NULL && !wait_deps(s, k, col)) break;
-      if (!run_task(s, k, col)) break;
+      if (atomic_load_explicit(&s->stop_level, memory_order_relaxed) <= level) break;
+      if ((d->deps != NULL && !wait_deps(s, k, col)) || !run_task(s, k, col)) {
+        stop_at_level(s, level);
+        break;
+      }
       skss__rowsync_publish(&s->sync, k, col + 1);
     }
-    /* barrier: the next partition may read what this one wrote. */
+    /* barrier: the next partition may read what this one wrote, and every
+     * worker sees a failure of this level (it was recorded before arriving). */
     skss__barrier_wait(&s->barrier);
-    if (atomic_load_explicit(&s->sync.stop, memory_order_relaxed)) return;
+    /* Only failures of this level or earlier count: a faster worker may
+     * already be failing in the next level, and all must decide alike. */
+    if (atomic_load_explicit(&s->stop_level, memory_order_relaxed) <= level) return;
   }
 }
 
@@ -169,6 +182,7 @@ skss_status skss_taskarray_run(skss_ctx *ctx, const skss_taskarray_desc *desc) {
   memset(&s, 0, sizeof s);
   s.d = desc;
   atomic_init(&s.failure, SKSS_OK);
+  atomic_init(&s.stop_level, INT64_MAX);
   skss__rowsync_init(&s.sync, desc->rows, storage);
   int workers = ctx->threads;
   if (desc->schedule == SKSS_TASKARRAY_SEQUENTIAL) workers = 1;
