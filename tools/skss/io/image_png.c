@@ -108,6 +108,10 @@ static int skss__png_decode_ctx(spng_ctx *ctx, const uint8_t *data, size_t size,
                                 char *err) {
   int rc = spng_set_image_limits(ctx, (uint32_t)SKSS_IO_MAX_SIDE, (uint32_t)SKSS_IO_MAX_SIDE);
   if (rc == 0) rc = spng_set_chunk_limits(ctx, SKSS__PNG_CHUNK_LIMIT, SKSS__PNG_CACHE_LIMIT);
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+  /* Fuzz builds (fuzz/) ignore checksums so that mutations reach the decoder. */
+  if (rc == 0) rc = spng_set_crc_action(ctx, SPNG_CRC_USE, SPNG_CRC_USE);
+#endif
   /* libspng only reads the buffer; its API takes it non-const. */
   if (rc == 0) rc = spng_set_png_buffer(ctx, (void *)(uintptr_t)data, size);
   if (rc != 0) return skss__png_fail(rc, "setting up the decoder", err);
