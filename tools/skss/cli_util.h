@@ -1,0 +1,173 @@
+/*
+ * cli_util.h — what the skss subcommands share: a small table-driven option
+ * parser (long options, "--opt value" and "--opt=value", "--" ends options,
+ * "-" is a positional meaning stdin/stdout), strict number parsing, the
+ * common options (--backend, --algorithm, --threads, --json, --help),
+ * context creation, one-line errors with sysexits.h codes, monotonic timing,
+ * a minimal JSON writer, and staged writes for commands with several outputs.
+ *
+ * Exit codes: EX_USAGE bad options or values, EX_DATAERR bad input data,
+ * EX_NOINPUT unreadable input, EX_UNAVAILABLE a backend or algorithm this
+ * build or machine lacks, EX_OSERR out of memory, EX_CANTCREAT an output that
+ * cannot be written, EX_SOFTWARE any other library failure.
+ */
+#ifndef SKSS_CLI_UTIL_H
+#define SKSS_CLI_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sysexits.h>
+
+#include "skss.h"
+#include "skss_io.h"
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define CLI_PRINTF(fmt_index, first_arg)
+/* The common tail of a result: backend, threads, algorithm and time, as
+ * text ("backend cpu (2 threads), algorithm auto, 1.234 ms") or JSON keys. */
+void cli_print_run(FILE *out, const cli_cmd *c, const skss_ctx *ctx, double ms);
+void cli_json_run(cli_json *j, const cli_cmd *c, const skss_ctx *ctx, double ms);
+
+#endif
+
+/* Common options a subcommand accepts (bit set for cli_parse). */
+enum {
+  CLI_OPT_BACKEND = 1u,   /* --backend NAME and --threads N */
+  CLI_OPT_ALGORITHM = 2u, /* --algorithm NAME                */
+  CLI_OPT_JSON = 4u       /* --json                          */
+};
+
+#define CLI_MAX_POSITIONALS 4
+
+/* One subcommand invocation: its name, help text and the parsed common
+ * options and positionals (pointers into argv). */
+typedef struct cli_cmd {
+  const char *name;  /* "halftone": prefixes every message            */
+  const char *usage; /* the --help text, printed verbatim              */
+  const char *backend, *algorithm, *threads; /* NULL when not given  */
+  int json;
+  int help; /* --help was given and printed: exit EX_OK              */
+  int npos;
+  const char *pos[CLI_MAX_POSITIONALS];
+} cli_cmd;
+
+/* A subcommand's own option: a flag (nvalues 0) or an option with one or
+ * two values. `values` receives the value strings (the last occurrence
+ * wins); `seen` (optional) counts the occurrences. */
+typedef struct cli_opt {
+  const char *name; /* with its dashes: "--kernel" */
+  int nvalues;
+  const char **values;
+  int *seen;
+} cli_opt;
+
+/* Parses argv (argv[0] is the subcommand name). Returns EX_OK (check
+ * c->help: usage was printed to stdout) or EX_USAGE after printing one error
+ * line. Requires min_pos..max_pos positionals. */
+int cli_parse(cli_cmd *c, int argc, char **argv, unsigned common, const cli_opt *opts,
+              size_t nopts, int min_pos, int max_pos);
+
+/* Prints "skss <cmd>: message" on stderr as one line (newlines in the message
+ * become spaces) and returns `code`. */
+int cli_fail(const cli_cmd *c, int code, const char *fmt, ...) CLI_PRINTF(3, 4);
+/* Prints "skss <cmd>: warning: message" on stderr. */
+void cli_warn(const cli_cmd *c, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Reports a failed library call (the context's detail text) and maps its
+ * status to an exit code. */
+int cli_fail_status(const cli_cmd *c, const skss_ctx *ctx, skss_status status);
+
+/* Strict parsing: the whole string must be the number, no blanks, no junk.
+ * Integers are decimal, within [lo, hi]. Doubles may be "nan", "inf",
+ * "-inf" only when allow_nonfinite; finite values that overflow fail. */
+int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
+int cli_parse_double(const char *s, int allow_nonfinite, double *out);
+
+/* Parses an integer option value (or keeps *out when `text` is NULL);
+ * on a bad value prints "option NAME: ..." and returns EX_USAGE. */
+int cli_option_i64(const cli_cmd *c, const char *name, const char *text, int64_t lo, int64_t hi,
+                   int64_t *out);
+
+/* Creates the context --backend/--threads ask for and, when op >= 0,
+ * resolves --algorithm for primitive `op` into *algorithm (0 = auto),
+ * checking that the backend implements it. On failure prints the error and
+ * returns its exit code; *ctx is then NULL. */
+int cli_context(const cli_cmd *c, int op, skss_ctx **ctx, int *algorithm);
+/* Names the algorithm for output: --algorithm's text or "auto". */
+const char *cli_algorithm_label(const cli_cmd *c);
+
+/* Reads a whole input file (or stdin for "-"): EX_NOINPUT when it cannot be read. */
+int cli_read_input(const cli_cmd *c, const char *path, uint8_t **data, size_t *size);
+/* Reads and decodes an image (PNG/PGM): EX_NOINPUT or EX_DATAERR on failure. */
+int cli_read_image(const cli_cmd *c, const char *path, skss_image *img);
+/* The image format for OUT: by extension, or PBM (bilevel) / PGM for "-";
+ * EX_USAGE for an unknown extension. */
+int cli_output_format(const cli_cmd *c, const char *path, int bilevel, skss_image_format *fmt);
+
+/* An image-to-image command: `apply` fills `out` (width x height bytes) from
+ * `in`; cli_image_op reads IN, times `apply`, and writes OUT in `fmt`. On
+ * success *img holds the input (the caller frees it) and *ms the time. */
+typedef skss_status (*cli_image_fn)(skss_ctx *ctx, const skss_image *in, uint8_t *out, void *arg);
+int cli_image_op(const cli_cmd *c, skss_ctx *ctx, const char *in_path, const char *out_path,
+                 skss_image_format fmt, cli_image_fn apply, void *arg, skss_image *img, double *ms);
+
+/* 1 if the bytes start with the .npy magic. */
+int cli_is_npy(const uint8_t *data, size_t size);
+
+/* malloc that reports failure (EX_OSERR message) and treats 0 bytes as 1. */
+void *cli_alloc(const cli_cmd *c, int64_t count, size_t elem_size);
+
+/* Milliseconds from CLOCK_MONOTONIC. */
+double cli_now_ms(void);
+
+/* Commands with several output files stage each one under a temporary name
+ * beside it and rename them all into place only when every write succeeded,
+ * so a failed run changes none of them. */
+#define CLI_MAX_STAGED 4
+typedef struct cli_staging {
+  int n;
+  char final_path[CLI_MAX_STAGED][4096];
+  char temp_path[CLI_MAX_STAGED][4096];
+} cli_staging;
+
+/* The path to write output `final_path` to (itself for "-", which is never
+ * staged), or NULL (with an EX_CANTCREAT message) if it is too long. */
+const char *cli_stage(const cli_cmd *c, cli_staging *s, const char *final_path);
+/* Renames every staged file into place: EX_OK or EX_CANTCREAT. */
+int cli_stage_commit(const cli_cmd *c, cli_staging *s);
+/* Removes every staged file (after a failure). */
+void cli_stage_abort(cli_staging *s);
+
+/* A minimal JSON writer: compact output, commas placed automatically. */
+#define CLI_JSON_MAX_DEPTH 16
+typedef struct cli_json {
+  FILE *out;
+  int depth;
+  int after_key;
+  unsigned char has_items[CLI_JSON_MAX_DEPTH];
+} cli_json;
+
+void cli_json_init(cli_json *j, FILE *out);
+void cli_json_begin(cli_json *j, char bracket); /* '{' or '[' */
+void cli_json_end(cli_json *j, char bracket);   /* '}' or ']'; newline at depth 0 */
+void cli_json_key(cli_json *j, const char *key);
+void cli_json_string(cli_json *j, const char *s); /* NULL writes null */
+void cli_json_int(cli_json *j, int64_t v);
+void cli_json_number(cli_json *j, double v); /* non-finite writes null */
+void cli_json_bool(cli_json *j, int v);
+/* key + value in one call. */
+void cli_json_kv_string(cli_json *j, const char *key, const char *s);
+void cli_json_kv_int(cli_json *j, const char *key, int64_t v);
+void cli_json_kv_number(cli_json *j, const char *key, double v);
+void cli_json_kv_bool(cli_json *j, const char *key, int v);
+/* A duration in milliseconds with microsecond resolution. */
+void cli_json_kv_ms(cli_json *j, const char *key, double ms);
+
+/* The common tail of a result: backend, threads, algorithm and time, as
+ * text ("backend cpu (2 threads), algorithm auto, 1.234 ms") or JSON keys. */
+void cli_print_run(FILE *out, const cli_cmd *c, const skss_ctx *ctx, double ms);
+void cli_json_run(cli_json *j, const cli_cmd *c, const skss_ctx *ctx, double ms);
+
+#endif

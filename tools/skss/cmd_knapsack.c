@@ -1,0 +1,147 @@
+/*
+ * cmd_knapsack.c — `skss knapsack`: solves a 0-1 knapsack instance (the
+ * standard generator's text format, or "weight,value" CSV lines) with
+ * skss_knapsack() and prints the optimal value, total weight and chosen item
+ * ids. The library call alone is timed.
+ */
+#include <stdlib.h>
+
+#include "cli_util.h"
+#include "commands.h"
+
+static const char USAGE[] =
+    "usage: skss knapsack [options] FILE\n\n"
+    "Solves the 0-1 knapsack instance in FILE ('-' = stdin) by dynamic\n"
+    "programming and prints the optimal value, the total weight and the ids of\n"
+    "the chosen items (every backend chooses the same set). FILE is either the\n"
+    "standard generator's text: n, then n lines 'id value weight', then the\n"
+    "capacity; or CSV lines 'weight,value' (optional header), items numbered\n"
+    "from 1, with --capacity.\n\n"
+    "  --capacity C     knapsack capacity, an integer >= 0 (replaces the file's)\n"
+    "  --value-only     only the optimal value (O(C) memory, no item list)\n"
+    "  --backend B      auto (default), cpu-ref, cpu, cuda\n"
+    "  --algorithm A    auto (default), dp, taskarray-cpu\n"
+    "  --threads N      CPU threads (default: all online CPUs)\n"
+    "  --json           print {\"value\", \"weight\", \"items\", \"n\", \"capacity\",\n"
+    "                   \"time_ms\", ...} (value-only: no weight or items)\n";
+
+typedef struct knapsack_args {
+  const char *capacity_text;
+  int64_t capacity; /* -1: the file's */
+  int value_only;
+  const char *in;
+} knapsack_args;
+
+typedef struct knapsack_result {
+  int64_t value, weight, chosen;
+  uint8_t *taken; /* NULL in value-only mode */
+  double ms;
+} knapsack_result;
+
+static int parse_args(cli_cmd *c, int argc, char **argv, knapsack_args *a) {
+  const cli_opt opts[] = {
+      {"--capacity", 1, &a->capacity_text, NULL},
+      {"--value-only", 0, NULL, &a->value_only},
+  };
+  int rc = cli_parse(c, argc, argv, CLI_OPT_BACKEND | CLI_OPT_ALGORITHM | CLI_OPT_JSON, opts,
+                     sizeof opts / sizeof opts[0], 1, 1);
+  if (rc != EX_OK || c->help) return rc;
+  a->in = c->pos[0];
+  a->capacity = -1;
+  return cli_option_i64(c, "--capacity", a->capacity_text, 0, INT64_MAX, &a->capacity);
+}
+
+static int read_instance(const cli_cmd *c, const knapsack_args *a, skss_knapsack_instance *inst) {
+  uint8_t *data;
+  size_t size;
+  char err[SKSS_IO_ERRLEN];
+  int rc = cli_read_input(c, a->in, &data, &size);
+  if (rc != EX_OK) return rc;
+  if (skss_knapsack_parse((const char *)data, size, a->capacity, inst, err) != 0)
+    rc = cli_fail(c, EX_DATAERR, "%s: %s", a->in, err);
+  free(data);
+  return rc;
+}
+
+static void print_text(const cli_cmd *c, const skss_knapsack_instance *inst, const skss_ctx *ctx,
+                       const knapsack_result *r) {
+  printf("knapsack: %lld items, capacity %lld\n", (long long)inst->n, (long long)inst->capacity);
+  printf("optimal value: %lld\n", (long long)r->value);
+  if (r->taken != NULL) {
+    printf("total weight: %lld\n", (long long)r->weight);
+    printf("chosen items (%lld):", (long long)r->chosen);
+    for (int64_t j = 0; j < inst->n; j++)
+      if (r->taken[j]) printf(" %lld", (long long)inst->ids[j]);
+    putchar('\n');
+  }
+  cli_print_run(stdout, c, ctx, r->ms);
+}
+
+static void print_json(const cli_cmd *c, const skss_knapsack_instance *inst, const skss_ctx *ctx,
+                       const knapsack_result *r) {
+  cli_json j;
+  cli_json_init(&j, stdout);
+  cli_json_begin(&j, '{');
+  cli_json_kv_string(&j, "command", "knapsack");
+  cli_json_kv_int(&j, "value", r->value);
+  if (r->taken != NULL) {
+    cli_json_kv_int(&j, "weight", r->weight);
+    cli_json_key(&j, "items");
+    cli_json_begin(&j, '[');
+    for (int64_t k = 0; k < inst->n; k++)
+      if (r->taken[k]) cli_json_int(&j, inst->ids[k]);
+    cli_json_end(&j, ']');
+  }
+  cli_json_kv_int(&j, "n", inst->n);
+  cli_json_kv_int(&j, "capacity", inst->capacity);
+  cli_json_run(&j, c, ctx, r->ms);
+  cli_json_end(&j, '}');
+}
+
+/* Totals of the chosen items; weights sum to at most the capacity. */
+static void tally(const skss_knapsack_instance *inst, knapsack_result *r) {
+  r->weight = 0;
+  r->chosen = 0;
+  for (int64_t k = 0; k < inst->n; k++) {
+    if (!r->taken[k]) continue;
+    r->weight += inst->weights[k];
+    r->chosen++;
+  }
+}
+
+static int solve(const cli_cmd *c, const knapsack_args *a, skss_ctx *ctx, int algorithm,
+                 const skss_knapsack_instance *inst) {
+  knapsack_result r = {0};
+  if (!a->value_only && (r.taken = cli_alloc(c, inst->n, 1)) == NULL) return EX_OSERR;
+  skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+  d.n_items = inst->n;
+  d.capacity = inst->capacity;
+  d.value_only = a->value_only;
+  d.algorithm = (skss_knapsack_algorithm)algorithm;
+  double t0 = cli_now_ms();
+  skss_status st = skss_knapsack(ctx, &d, inst->weights, inst->values, &r.value, r.taken);
+  r.ms = cli_now_ms() - t0;
+  int rc = st == SKSS_OK ? EX_OK : cli_fail_status(c, ctx, st);
+  if (rc == EX_OK && r.taken != NULL) tally(inst, &r);
+  if (rc == EX_OK && c->json) print_json(c, inst, ctx, &r);
+  if (rc == EX_OK && !c->json) print_text(c, inst, ctx, &r);
+  free(r.taken);
+  return rc;
+}
+
+int skss_cmd_knapsack(int argc, char **argv) {
+  cli_cmd c = {.name = "knapsack", .usage = USAGE};
+  knapsack_args a = {0};
+  int rc = parse_args(&c, argc, argv, &a);
+  if (rc != EX_OK || c.help) return rc;
+  skss_ctx *ctx;
+  int algorithm;
+  rc = cli_context(&c, SKSS_OP_KNAPSACK, &ctx, &algorithm);
+  if (rc != EX_OK) return rc;
+  skss_knapsack_instance inst = {0};
+  rc = read_instance(&c, &a, &inst);
+  if (rc == EX_OK) rc = solve(&c, &a, ctx, algorithm, &inst);
+  skss_knapsack_instance_free(&inst);
+  skss_ctx_destroy(ctx);
+  return rc;
+}
