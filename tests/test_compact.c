@@ -301,6 +301,13 @@ static void fill(tu_rng *rng, const skss_compact_desc *d, void *in, uint8_t *mas
  * values (integers), NaN / infinities / signed zeros / a value float32
  * rounds (floats). */
 #define N_SCALARS 4
+
+/* Uniform in [lo, hi], any int64 bounds (tu_range's span overflows on the full range). */
+static int64_t random_between(tu_rng *rng, int64_t lo, int64_t hi) {
+  uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+  return (int64_t)((uint64_t)lo + (span == 0 ? tu_next(rng) : tu_next(rng) % span));
+}
+
 static void scalars(tu_rng *rng, skss_dtype t, int which, skss_scalar *a, skss_scalar *b) {
   number lo = type_min(t), hi = type_max(t);
   a->u = b->u = 0;
@@ -317,7 +324,7 @@ static void scalars(tu_rng *rng, skss_dtype t, int which, skss_scalar *a, skss_s
     return;
   }
   if (is_signed(t)) {
-    int64_t choices[N_SCALARS][2] = {{tu_range(rng, lo.i, hi.i), tu_range(rng, lo.i, hi.i)},
+    int64_t choices[N_SCALARS][2] = {{random_between(rng, lo.i, hi.i), random_between(rng, lo.i, hi.i)},
                                      {lo.i, hi.i},
                                      {INT64_MIN, INT64_MAX},
                                      {lo.i == INT64_MIN ? lo.i : lo.i - 1, hi.i == INT64_MAX ? hi.i : hi.i + 1}};
