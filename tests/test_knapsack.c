@@ -471,16 +471,55 @@ static void test_bit_limit(void **state) {
     assert_int_equal(best, 6);
     d.value_only = 0;
   }
-  /* Huge weights and capacity: far past the default 4 GiB of bits, and the
-   * value rows of value-only mode cannot be allocated either. */
+  /* Huge weights and capacity: far past the default 4 GiB of bits. */
   int64_t hw[] = {BIG_C / 4, BIG_C / 2, BIG_C / 3};
   d.capacity = BIG_C;
   d.max_bytes = 0;
   d.algorithm = SKSS_KNAPSACK_AUTO;
   expect_error(f, 0, &d, hw, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "use value_only mode");
-  d.value_only = 1;
-  expect_error(f, 0, &d, hw, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "value rows");
-  expect_error(f, 5, &d, hw, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "value rows");
+}
+
+/* An allocator that refuses blocks over 1 MiB: failed allocations of value
+ * rows and decision bits are reported, not crashed on. */
+static void *small_alloc(size_t bytes, size_t align, void *user) {
+  (void)user;
+  return bytes > ((size_t)1 << 20) ? NULL : aligned_alloc(align, (bytes + align - 1) / align * align);
+}
+
+static void small_free(void *ptr, void *user) {
+  (void)user;
+  free(ptr);
+}
+
+static void test_allocation_failure(void **state) {
+  (void)state;
+  skss_allocator alloc = {small_alloc, small_free, NULL};
+  static const config configs[] = {{SKSS_BACKEND_CPU_REF, 1, SKSS_KNAPSACK_DP},
+                                   {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_TASKARRAY_CPU}};
+  for (int k = 0; k < 2; k++) {
+    skss_ctx_desc cd = SKSS_CTX_DESC_INIT;
+    cd.backend = configs[k].backend;
+    cd.threads = configs[k].threads;
+    cd.allocator = &alloc;
+    fixture f;
+    assert_int_equal(skss_ctx_create(&cd, &f.ctx[k]), SKSS_OK);
+    /* Value rows of 10^15 capacities in value-only mode. */
+    int64_t w[] = {BIG_C / 4, BIG_C / 2, BIG_C / 3}, v[] = {1, 2, 3}, best;
+    uint8_t taken[3];
+    skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+    d.n_items = 3;
+    d.capacity = BIG_C;
+    d.value_only = 1;
+    d.algorithm = configs[k].algorithm;
+    expect_error(&f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "value rows");
+    /* 2 MiB of decision bits, within max_bytes but not within the allocator. */
+    int64_t w2[] = {1 << 20, 1 << 20, 1 << 20, 1 << 20};
+    d.n_items = 4;
+    d.capacity = 4 << 20;
+    d.value_only = 0;
+    expect_error(&f, k, &d, w2, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "decision bits");
+    skss_ctx_destroy(f.ctx[k]);
+  }
 }
 
 static void test_misuse(void **state) {
@@ -542,7 +581,7 @@ int main(void) {
       cmocka_unit_test(test_many_items),        cmocka_unit_test(test_huge_capacity),
       cmocka_unit_test(test_cell_widths),       cmocka_unit_test(test_kernels),
       cmocka_unit_test(test_overflow),          cmocka_unit_test(test_bit_limit),
-      cmocka_unit_test(test_misuse),
+      cmocka_unit_test(test_allocation_failure), cmocka_unit_test(test_misuse),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

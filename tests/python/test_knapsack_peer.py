@@ -1,0 +1,117 @@
+"""skss_knapsack() against OR-Tools' knapsack solvers.
+
+Instances follow Pisinger's classes: weights uniform in [1, R]; values
+uniform in [1, R] (uncorrelated) or w + R/10 (strongly correlated); the
+capacity is half the total weight. The optimum must equal OR-Tools' (its
+dynamic-programming solver, and for uncorrelated instances also its
+branch-and-bound solver), on CPU_REF and on CPU with every algorithm, and
+the chosen items must weigh at most C and be worth the optimum.
+"""
+import contextlib
+import ctypes
+import random
+
+import pytest
+
+from skss_ctypes import LIB, Context
+
+knapsack_solver = pytest.importorskip("ortools.algorithms.python.knapsack_solver")
+
+ALGORITHMS = {"auto": 0, "dp": 1, "taskarray-cpu": 2}
+
+
+class KnapsackDesc(ctypes.Structure):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("n_items", ctypes.c_int64),
+        ("capacity", ctypes.c_int64),
+        ("value_only", ctypes.c_int),
+        ("max_bytes", ctypes.c_int64),
+        ("algorithm", ctypes.c_int),
+    ]
+
+
+I64P = ctypes.POINTER(ctypes.c_int64)
+LIB.skss_knapsack.argtypes = [ctypes.c_void_p, ctypes.POINTER(KnapsackDesc), I64P, I64P, I64P,
+                              ctypes.POINTER(ctypes.c_uint8)]
+LIB.skss_knapsack.restype = ctypes.c_int
+
+
+def pisinger(kind, n, r, seed):
+    rng = random.Random(seed)
+    weights = [rng.randint(1, r) for _ in range(n)]
+    if kind == "uncorrelated":
+        values = [rng.randint(1, r) for _ in range(n)]
+    else:
+        values = [w + r // 10 for w in weights]
+    return weights, values, sum(weights) // 2
+
+
+def ortools_optimum(solver_type, weights, values, capacity):
+    solver = knapsack_solver.KnapsackSolver(solver_type, "peer")
+    solver.init(values, [weights], [capacity])
+    return solver.solve()
+
+
+def skss_solve(ctx, algorithm, weights, values, capacity, value_only=False):
+    n = len(weights)
+    desc = KnapsackDesc(ctypes.sizeof(KnapsackDesc), n, capacity, int(value_only), 0,
+                        ALGORITHMS[algorithm])
+    w = (ctypes.c_int64 * max(n, 1))(*weights)
+    v = (ctypes.c_int64 * max(n, 1))(*values)
+    taken = (ctypes.c_uint8 * max(n, 1))()
+    best = ctypes.c_int64(-1)
+    ctx.check(LIB.skss_knapsack(ctx.ptr, ctypes.byref(desc), w, v, ctypes.byref(best),
+                                None if value_only else taken))
+    return best.value, list(taken)[:n]
+
+
+CASES = [(kind, n, r, seed)
+         for kind in ("uncorrelated", "strong")
+         for n, r in ((1, 100), (10, 100), (50, 1000), (120, 1000), (60, 10000))
+         for seed in (1, 2, 3)]
+
+CONFIGS = [("cpu-ref", 1, "dp"), ("cpu-ref", 1, "auto"), ("cpu", 1, "dp"),
+           ("cpu", 1, "taskarray-cpu"), ("cpu", 2, "taskarray-cpu"), ("cpu", 3, "auto")]
+
+
+@pytest.fixture(scope="module")
+def contexts():
+    with contextlib.ExitStack() as stack:
+        yield {(backend, threads): stack.enter_context(Context(backend, threads))
+               for backend, threads in {(b, t) for b, t, _ in CONFIGS}}
+
+
+@pytest.mark.parametrize("kind,n,r,seed", CASES)
+def test_optimum_matches_ortools(contexts, kind, n, r, seed):
+    weights, values, capacity = pisinger(kind, n, r, seed)
+    expected = ortools_optimum(
+        knapsack_solver.SolverType.KNAPSACK_DYNAMIC_PROGRAMMING_SOLVER, weights, values, capacity)
+    if kind == "uncorrelated":
+        assert expected == ortools_optimum(
+            knapsack_solver.SolverType.KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER,
+            weights, values, capacity)
+    chosen_sets = []
+    for backend, threads, algorithm in CONFIGS:
+        ctx = contexts[(backend, threads)]
+        best, taken = skss_solve(ctx, algorithm, weights, values, capacity)
+        assert best == expected, (backend, threads, algorithm)
+        assert skss_solve(ctx, algorithm, weights, values, capacity, value_only=True)[0] == expected
+        assert set(taken) <= {0, 1}
+        assert sum(w for w, t in zip(weights, taken) if t) <= capacity
+        assert sum(v for v, t in zip(values, taken) if t) == expected
+        chosen_sets.append(taken)
+    assert all(t == chosen_sets[0] for t in chosen_sets), "backends chose different items"
+
+
+def test_large_instance_uses_threads(contexts):
+    """Big enough for the task array to run several workers over many chunks."""
+    weights, values, capacity = pisinger("strong", 150, 3000, 7)
+    expected = ortools_optimum(
+        knapsack_solver.SolverType.KNAPSACK_DYNAMIC_PROGRAMMING_SOLVER, weights, values, capacity)
+    for threads in (1, 2):
+        best, taken = skss_solve(contexts[("cpu", threads)], "taskarray-cpu", weights, values,
+                                 capacity)
+        assert best == expected
+        assert sum(w for w, t in zip(weights, taken) if t) <= capacity
+        assert sum(v for v, t in zip(values, taken) if t) == expected
