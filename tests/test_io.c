@@ -853,6 +853,55 @@ static void test_successful_writes_replace_atomically(void **state) {
   assert_int_equal(count_temp_files(state), 0);
 }
 
+/* Runs fn with file descriptor `fd` (0 or 1) redirected to `path`. */
+static void with_fd_redirected(int fd, const char *path, int flags, void (*fn)(void *), void *arg) {
+  fflush(stdout);
+  int saved = dup(fd), file = open(path, flags, 0644);
+  assert_true(saved >= 0 && file >= 0);
+  assert_int_equal(dup2(file, fd), fd);
+  close(file);
+  fn(arg);
+  assert_int_equal(dup2(saved, fd), fd);
+  close(saved);
+}
+
+typedef struct std_io_case {
+  int rc;
+  char err[SKSS_IO_ERRLEN];
+  skss_image img;
+} std_io_case;
+
+static void read_stdin_image(void *arg) {
+  std_io_case *c = arg;
+  c->rc = skss_image_read("-", &c->img, c->err);
+}
+
+static void write_stdout_image(void *arg) {
+  std_io_case *c = arg;
+  static const uint8_t px[3] = {9, 0, 200};
+  c->rc = skss_image_write("-", SKSS_IMAGE_PGM, px, 3, 1, c->err);
+}
+
+static void test_stdin_and_stdout(void **state) {
+  char path[512];
+  std_io_case c = {0};
+  in_dir(state, "stdout.pgm", path, sizeof path);
+  with_fd_redirected(STDOUT_FILENO, path, O_WRONLY | O_CREAT | O_TRUNC, write_stdout_image, &c);
+  assert_int_equal(c.rc, 0);
+  uint8_t buf[32];
+  assert_int_equal(read_bytes(path, buf, sizeof buf), 14);
+  assert_memory_equal(buf, "P5\n3 1\n255\n\x09\x00\xc8", 14);
+  memset(&c.img, 0xA5, sizeof c.img);
+  with_fd_redirected(STDIN_FILENO, path, O_RDONLY, read_stdin_image, &c);
+  if (c.rc != 0) TU_FAIL("reading stdin: %s\n", c.err);
+  assert_int_equal(c.img.width, 3);
+  assert_int_equal(c.img.pixels[2], 200);
+  skss_image_free(&c.img);
+  write_bytes(path, "P5 3 1 255\n", 11);
+  with_fd_redirected(STDIN_FILENO, path, O_RDONLY, read_stdin_image, &c);
+  expect_failure(c.rc, c.err, "stdin: PGM: truncated", "truncated stdin");
+}
+
 static void test_format_from_path(void **state) {
   (void)state;
   skss_image_format f;
@@ -919,6 +968,7 @@ int main(void) {
       cmocka_unit_test(test_read_file_limits),
       cmocka_unit_test(test_failed_writes_leave_target),
       cmocka_unit_test(test_successful_writes_replace_atomically),
+      cmocka_unit_test(test_stdin_and_stdout),
       cmocka_unit_test(test_format_from_path),
       cmocka_unit_test(test_api_misuse),
   };

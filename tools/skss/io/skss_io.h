@@ -140,7 +140,8 @@ int skss_read_file(const char *path, size_t max_bytes, uint8_t **data, size_t *s
  * O_EXCL with mode 0666 less the umask, or the mode of the file it
  * replaces), fully written and fsync'd, then rename()d over the target; on
  * any failure the temporary file is removed and the target is untouched.
- * "-" writes to stdout (not atomic). */
+ * A symbolic link at `path` is replaced, not written through. "-" writes
+ * to stdout (not atomic). */
 int skss_write_file_atomic(const char *path, const void *data, size_t size, char err[SKSS_IO_ERRLEN]);
 
 #endif
