@@ -43,24 +43,27 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
   return EX_USAGE;
 }
 
-/* Parses "123", "4K" (x 2^10), "2M", "1G", or "1e7"; advances *s. */
+#define BENCH_MAX_COUNT ((int64_t)1 << 36)
+#define BENCH_MAX_PIXELS ((int64_t)1 << 34)
+
+/* Parses "123", "4K" (x 2^10), "2M", "1G", or "1e7" up to 2^36; advances *s. */
 static int parse_count(const char **s, int64_t *out) {
   char *end;
   unsigned long long v = strtoull(*s, &end, 10);
-  if (end == *s || **s == '-' || v > (1ull << 40)) return -1;
-  int64_t n = (int64_t)v;
+  if (end == *s || **s == '-' || v == 0 || v > (unsigned long long)BENCH_MAX_COUNT) return -1;
+  int64_t n = (int64_t)v, scale = 1;
   if (*end == 'K' || *end == 'M' || *end == 'G') {
-    n <<= *end == 'K' ? 10 : *end == 'M' ? 20 : 30;
+    scale = (int64_t)1 << (*end == 'K' ? 10 : *end == 'M' ? 20 : 30);
     end++;
   } else if (*end == 'e') {
     char *exp_end;
     long e = strtol(end + 1, &exp_end, 10);
-    if (exp_end == end + 1 || e < 0 || e > 12) return -1;
-    while (e-- > 0) n *= 10;
+    if (exp_end == end + 1 || e < 0 || e > 11) return -1;
+    while (e-- > 0) scale *= 10;
     end = exp_end;
   }
-  if (n <= 0 || n > ((int64_t)1 << 40)) return -1;
-  *out = n;
+  if (n > BENCH_MAX_COUNT / scale) return -1;
+  *out = n * scale;
   *s = end;
   return 0;
 }
@@ -176,6 +179,17 @@ static int set_flag(bench_cli *cli, const char *a) {
   return 1;
 }
 
+/* The image suites read a size N as N x N: its pixel count must stay sane. */
+static int check_image_sizes(const bench_config *cfg) {
+  if (!(cfg->suites & (BENCH_SUITE_SAT | BENCH_SUITE_HALFTONE))) return -1;
+  for (int k = 0; k < cfg->n_sizes; k++) {
+    int64_t w = cfg->sizes[k].a, h = cfg->sizes[k].b ? cfg->sizes[k].b : w;
+    if (w > BENCH_MAX_PIXELS / h)
+      return usage_error("size %lldx%lld: images are limited to 2^34 pixels", (long long)w, (long long)h);
+  }
+  return -1;
+}
+
 /* Returns -1 when parsed, else the exit code (EX_OK after --help). */
 static int parse_args(int argc, char **argv, bench_cli *cli) {
   for (int i = 1; i < argc; i++) {
@@ -191,7 +205,7 @@ static int parse_args(int argc, char **argv, bench_cli *cli) {
     if (v == NULL) return usage_error("%s needs a value", VALUE_OPTIONS[k]);
     if (set_value(cli, VALUE_OPTIONS[k], v) != 0) return usage_error("bad value '%s'", v);
   }
-  return -1;
+  return check_image_sizes(&cli->cfg);
 }
 
 /* ---- the table ------------------------------------------------------------- */
