@@ -454,14 +454,6 @@ void cli_json_int(cli_json *j, int64_t v) {
   fprintf(j->out, "%lld", (long long)v);
 }
 
-void cli_json_number(cli_json *j, double v) {
-  json_separate(j);
-  if (isfinite(v))
-    fprintf(j->out, "%.17g", v);
-  else
-    fputs("null", j->out);
-}
-
 void cli_json_bool(cli_json *j, int v) {
   json_separate(j);
   fputs(v ? "true" : "false", j->out);
@@ -475,11 +467,6 @@ void cli_json_kv_string(cli_json *j, const char *key, const char *s) {
 void cli_json_kv_int(cli_json *j, const char *key, int64_t v) {
   cli_json_key(j, key);
   cli_json_int(j, v);
-}
-
-void cli_json_kv_number(cli_json *j, const char *key, double v) {
-  cli_json_key(j, key);
-  cli_json_number(j, v);
 }
 
 void cli_json_kv_ms(cli_json *j, const char *key, double ms) {

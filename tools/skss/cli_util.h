@@ -155,12 +155,10 @@ void cli_json_end(cli_json *j, char bracket);   /* '}' or ']'; newline at depth 
 void cli_json_key(cli_json *j, const char *key);
 void cli_json_string(cli_json *j, const char *s); /* NULL writes null */
 void cli_json_int(cli_json *j, int64_t v);
-void cli_json_number(cli_json *j, double v); /* non-finite writes null */
 void cli_json_bool(cli_json *j, int v);
 /* key + value in one call. */
 void cli_json_kv_string(cli_json *j, const char *key, const char *s);
 void cli_json_kv_int(cli_json *j, const char *key, int64_t v);
-void cli_json_kv_number(cli_json *j, const char *key, double v);
 void cli_json_kv_bool(cli_json *j, const char *key, int v);
 /* A duration in milliseconds with microsecond resolution. */
 void cli_json_kv_ms(cli_json *j, const char *key, double ms);

@@ -7,7 +7,7 @@
  * backend gives the same bytes, and prints each step's time (library call
  * alone). The data directory is --data, else $SKSS_DATA_DIR, else the source
  * tree's data/ (SKSS_SOURCE_DATA_DIR at compile time), else ../share/skss
- * next to the executable.
+ * next to the executable, else ./data.
  */
 #include <errno.h>
 #include <limits.h>
@@ -30,7 +30,7 @@ static const char USAGE[] =
     "  --out DIR        output directory (default: out), created if missing\n"
     "  --data DIR       where astronaut.png and knapsack_sc_1000.txt are (default:\n"
     "                   $SKSS_DATA_DIR, else the source tree's data/, else\n"
-    "                   ../share/skss next to the executable)\n"
+    "                   ../share/skss next to the executable, else ./data)\n"
     "  --backend B      run on this backend only (cpu-ref, cpu, cuda)\n"
     "  --threads N      CPU threads (default: all online CPUs)\n"
     "  --json           print the steps as one JSON object\n";
@@ -202,23 +202,26 @@ static int installed_data_dir(char *out, size_t size) {
   return snprintf(out, size, "%s/../share/skss", exe) < (int)size;
 }
 
+static int use_data_dir(demo *d, const char *dir) {
+  if (dir == NULL || !has_data(dir)) return 0;
+  snprintf(d->data_dir, sizeof d->data_dir, "%s", dir);
+  return 1;
+}
+
 static int find_data_dir(demo *d) {
-  const char *candidates[3] = {getenv("SKSS_DATA_DIR"), NULL, NULL};
+  char installed[PATH_MAX];
+  const char *source_dir = NULL;
 #ifdef SKSS_SOURCE_DATA_DIR
-  candidates[1] = SKSS_SOURCE_DATA_DIR;
+  source_dir = SKSS_SOURCE_DATA_DIR;
 #endif
-  if (d->data_option != NULL) {
-    snprintf(d->data_dir, sizeof d->data_dir, "%s", d->data_option);
-    if (has_data(d->data_dir)) return EX_OK;
-    return cli_fail(&d->cmd, EX_NOINPUT, "--data %s: no %s there", d->data_option, DEMO_IMAGE);
-  }
-  for (int k = 0; k < 2; k++) {
-    if (candidates[k] != NULL && has_data(candidates[k])) {
-      snprintf(d->data_dir, sizeof d->data_dir, "%s", candidates[k]);
-      return EX_OK;
-    }
-  }
-  if (installed_data_dir(d->data_dir, sizeof d->data_dir) && has_data(d->data_dir)) return EX_OK;
+  if (d->data_option != NULL)
+    return use_data_dir(d, d->data_option)
+               ? EX_OK
+               : cli_fail(&d->cmd, EX_NOINPUT, "--data %s: no %s there", d->data_option, DEMO_IMAGE);
+  if (use_data_dir(d, getenv("SKSS_DATA_DIR")) || use_data_dir(d, source_dir) ||
+      (installed_data_dir(installed, sizeof installed) && use_data_dir(d, installed)) ||
+      use_data_dir(d, "data"))
+    return EX_OK;
   return cli_fail(&d->cmd, EX_NOINPUT,
                   "cannot find the bundled %s: give --data DIR or set SKSS_DATA_DIR", DEMO_IMAGE);
 }
@@ -252,7 +255,7 @@ static int make_out_dir(const demo *d) {
 static void print_step(demo *d, const skss_ctx *ctx, const demo_step *s, const demo_result *r,
                        const char *outcome) {
   if (!d->cmd.json) {
-    printf("  %-13s %-44s %9.3f ms  %s\n", s->label, r->summary, r->ms, outcome);
+    printf("  %-13s %-52s %10.3f ms  %s\n", s->label, r->summary, r->ms, outcome);
     return;
   }
   cli_json_begin(&d->json, '{');
