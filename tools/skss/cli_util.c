@@ -160,7 +160,7 @@ static int take_option(cli_cmd *c, const opt_target *t, const char *name, const 
     for (int v = 0; v < t->nvalues; v++) t->values[v] = argv[*k + 1 + v];
     *k += t->nvalues;
   }
-  if (t->seen != NULL) (*t->seen)++;
+  if (t->seen != NULL) *t->seen = 1;
   return EX_OK;
 }
 
@@ -303,6 +303,17 @@ int cli_read_image(const cli_cmd *c, const char *path, skss_image *img) {
   int rc = cli_read_input(c, path, &data, &size);
   if (rc != EX_OK) return rc;
   if (skss_image_decode(data, size, img, err) != 0) rc = cli_fail(c, EX_DATAERR, "%s: %s", path, err);
+  free(data);
+  return rc;
+}
+
+int cli_read_npy(const cli_cmd *c, const char *path, skss_npy *arr) {
+  uint8_t *data;
+  size_t size;
+  char err[SKSS_IO_ERRLEN];
+  int rc = cli_read_input(c, path, &data, &size);
+  if (rc != EX_OK) return rc;
+  if (skss_npy_decode(data, size, arr, err) != 0) rc = cli_fail(c, EX_DATAERR, "%s: %s", path, err);
   free(data);
   return rc;
 }

@@ -56,7 +56,7 @@ typedef struct cli_cmd {
 
 /* A subcommand's own option: a flag (nvalues 0) or an option with one or
  * two values. `values` receives the value strings (the last occurrence
- * wins); `seen` (optional) counts the occurrences. */
+ * wins); `seen` (optional) is set to 1 when the option is given. */
 typedef struct cli_opt {
   const char *name; /* with its dashes: "--kernel" */
   int nvalues;
@@ -102,6 +102,9 @@ const char *cli_algorithm_label(const cli_cmd *c);
 int cli_read_input(const cli_cmd *c, const char *path, uint8_t **data, size_t *size);
 /* Reads and decodes an image (PNG/PGM): EX_NOINPUT or EX_DATAERR on failure. */
 int cli_read_image(const cli_cmd *c, const char *path, skss_image *img);
+/* Reads and decodes a .npy array: EX_NOINPUT or EX_DATAERR on failure. */
+int cli_read_npy(const cli_cmd *c, const char *path, skss_npy *arr);
+
 /* The image format for OUT: by extension, or PBM (bilevel) / PGM for "-";
  * EX_USAGE for an unknown extension. */
 int cli_output_format(const cli_cmd *c, const char *path, int bilevel, skss_image_format *fmt);

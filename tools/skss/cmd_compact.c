@@ -264,7 +264,7 @@ static int pick_predicate(const cli_cmd *c, compact_args *a) {
   int given = 0;
   for (int p = 0; p < P_COUNT; p++) {
     if (!a->seen[p]) continue;
-    given += a->seen[p];
+    given++;
     a->op = (pred_option)p;
   }
   if (given != 1)
@@ -296,20 +296,9 @@ static int parse_args(cli_cmd *c, int argc, char **argv, compact_args *a) {
 
 /* --------------------------------------------------------------- input */
 
-static int read_npy(const cli_cmd *c, const char *path, skss_npy *arr) {
-  uint8_t *data;
-  size_t size;
-  char err[SKSS_IO_ERRLEN];
-  int rc = cli_read_input(c, path, &data, &size);
-  if (rc != EX_OK) return rc;
-  if (skss_npy_decode(data, size, arr, err) != 0) rc = cli_fail(c, EX_DATAERR, "%s: %s", path, err);
-  free(data);
-  return rc;
-}
-
 static int read_mask(const cli_cmd *c, const compact_args *a, const skss_npy *in, skss_npy *mask) {
   const char *path = a->values[P_MASK][0];
-  int rc = read_npy(c, path, mask);
+  int rc = cli_read_npy(c, path, mask);
   if (rc != EX_OK) return rc;
   if (mask->dtype != SKSS_DTYPE_U8)
     return cli_fail(c, EX_DATAERR, "%s: a mask must be a bool or u8 array, not %s", path,
@@ -418,7 +407,7 @@ int skss_cmd_compact(int argc, char **argv) {
   rc = cli_context(&c, SKSS_OP_COMPACT, &ctx, &a.algorithm);
   if (rc != EX_OK) return rc;
   skss_npy in = {0}, mask = {0};
-  rc = read_npy(&c, a.in, &in);
+  rc = cli_read_npy(&c, a.in, &in);
   if (rc == EX_OK && a.op == P_MASK) rc = read_mask(&c, &a, &in, &mask);
   if (rc == EX_OK) rc = compact(&c, &a, ctx, &in, &mask);
   skss_npy_free(&in);
