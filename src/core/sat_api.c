@@ -147,14 +147,15 @@ skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc, const void *in, v
   if (work == NULL)
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for the %s scratch", SAT_FN,
                       skss_algorithm_name(SKSS_OP_SAT, alg));
-  const buffer *outs[2] = {&bout, out_sq ? &bsq : NULL};
-  for (int k = 0; k < 2 && outs[k] != NULL; k++) {
-    uint8_t *base = (uint8_t *)(uintptr_t)outs[k]->ptr;
-    if (pad) skss__sat_zero_border(base, outs[k]->pitch, out_elem, d.height, d.width);
-    skss__sat_plane plane = {
+  uint8_t *const targets[2] = {out, out_sq};
+  const size_t pitches[2] = {bout.pitch, bsq.pitch};
+  for (int k = 0; k < 2 && targets[k] != NULL; k++) {
+    if (pad) skss__sat_zero_border(targets[k], pitches[k], out_elem, d.height, d.width);
+    if (d.height == 0 || d.width == 0) continue;
+    const skss__sat_plane plane = {
         .height = d.height, .width = d.width, .pair = pair->pair, .square = k == 1,
         .in = in, .in_pitch = bin.pitch,
-        .out = pad ? base + outs[k]->pitch + out_elem : base, .out_pitch = outs[k]->pitch,
+        .out = targets[k] + (pad ? pitches[k] + out_elem : 0), .out_pitch = pitches[k],
         .work = work,
     };
     skss__sat_dispatch(ctx, alg, &plane);

@@ -4,12 +4,13 @@
  * used for applying the average filter"). The padded SAT of the image goes
  * to the context's arena, computed by the caller's SAT algorithm, then every
  * output pixel is one rectangle sum divided by its pixel count:
- *  - the SAT is u32 when 255 * (largest window area) fits in 32 bits, so a
- *    rectangle sum taken modulo 2^32 is the exact sum; else f64, exact while
- *    the whole image sums below 2^53;
+ *  - the SAT is u32 ("narrow") when 255 * (largest window area) fits in 32
+ *    bits, so a rectangle sum taken modulo 2^32 is the exact sum; else f64
+ *    ("wide"), exact while the whole image sums below 2^53;
  *  - CLIP divides by the pixels inside the image, ZERO by (2r+1)^2;
- *  - out = floor((sum + count / 2) / count), by a reciprocal multiply and a
- *    one-step integer correction (exact for the ranges above).
+ *  - out = floor((sum + count / 2) / count): narrow by one double multiply
+ *    with a bias that makes it exact (see mean_narrow), a loop the compiler
+ *    vectorises; wide by a multiply and a one-step integer correction.
  * The filter pass splits the rows into one range per worker; each worker
  * keeps one row of column-window sums (bottom SAT row - top SAT row) so
  * each pixel is a difference of two of them.
@@ -21,13 +22,21 @@
 
 #define ROW(type, base, pitch, i) ((type *)(void *)((base) + (size_t)(i) * (pitch)))
 
-/* Window sums of a ZERO border never reach half a count above this
- * (255 * largest window area < 2^53), so such radii give all zeros. */
+/* The row kernels are compiled twice on x86-64, for AVX2 and the baseline,
+ * and picked at load time. */
+#if defined(__x86_64__)
+#define BOX_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define BOX_CLONES
+#endif
+
+/* A ZERO border whose window side exceeds this has a divisor above 2^54,
+ * more than twice any window sum (< 2^53): every output is 0. */
 #define BOX_MAX_SIDE ((uint64_t)1 << 27)
 
 typedef struct box_job {
   const skss__box_args *a;
-  const uint8_t *sat;     /* the inclusive (0, 0) element's row is 1 */
+  const uint8_t *sat;     /* padded: row y holds the sums of image rows < y */
   size_t sat_pitch;
   bool wide;              /* f64 SAT, else u32 */
   uint8_t *sums;          /* one row of column-window sums per worker */
@@ -35,9 +44,18 @@ typedef struct box_job {
   uint64_t zero_count;    /* ZERO: the divisor (2r+1)^2 */
 } box_job;
 
-/* floor((sum + count / 2) / count) for sum <= 255 * count < 2^54. */
-static inline uint8_t box_mean(uint64_t sum, uint64_t count, double inv) {
-  uint64_t n = sum + count / 2;
+/* floor((sum + count / 2) / count) for sum <= 255 * count and count < 2^33.
+ * With inv = 1/count rounded, n * inv is within 2^-43 of the quotient Q
+ * (Q <= 255.5); a fractional Q is at least 1/count > 2^-33 from an integer,
+ * so adding 2^-40 and truncating gives floor(Q) in every case. */
+static inline uint8_t mean_narrow(uint32_t sum, uint64_t count, double inv) {
+  return (uint8_t)(int32_t)(((double)sum + (double)(count / 2)) * inv + 0x1p-40);
+}
+
+/* The same for sums below 2^53 and count < 2^54: the rounded quotient is
+ * off by at most one, which an integer test corrects. */
+static inline uint8_t mean_wide(double sum, uint64_t count, double inv) {
+  uint64_t n = (uint64_t)sum + count / 2;
   uint64_t q = (uint64_t)((double)n * inv);
   q -= q * count > n;
   q += (q + 1) * count <= n;
@@ -64,10 +82,10 @@ static inline void window(int64_t k, int64_t r, int64_t n, int64_t *lo, int64_t 
     window(j, job->a->radius, job->a->width, &x0, &x1);                                        \
     uint64_t count = job->a->border == SKSS_BORDER_CLIP ? rows_in * (uint64_t)(x1 - x0)        \
                                                         : job->zero_count;                     \
-    return box_mean((uint64_t)(v[x1] - v[x0]), count, 1.0 / (double)count);                   \
+    return mean_##name(v[x1] - v[x0], count, 1.0 / (double)count);                             \
   }                                                                                            \
                                                                                                \
-  static void box_row_##name(const box_job *job, int64_t i, void *sums_row) {                  \
+  BOX_CLONES static void box_row_##name(const box_job *job, int64_t i, void *sums_row) {       \
     const skss__box_args *a = job->a;                                                          \
     const int64_t w = a->width, r = a->radius;                                                 \
     int64_t y0, y1;                                                                            \
@@ -85,13 +103,15 @@ static inline void window(int64_t k, int64_t r, int64_t n, int64_t *lo, int64_t 
       const uint64_t count = a->border == SKSS_BORDER_CLIP ? rows_in * (2 * (uint64_t)r + 1)   \
                                                            : job->zero_count;                  \
       const double inv = 1.0 / (double)count;                                                  \
-      for (int64_t j = mid_lo; j < mid_hi; j++)                                                \
-        out[j] = box_mean((uint64_t)(v[j + r + 1] - v[j - r]), count, inv);                    \
+      /* Here mid_lo = r: pixel r + k spans columns [k, 2r + 1 + k). */                         \
+      const ws_t *restrict right = v + 2 * r + 1;                                              \
+      uint8_t *restrict mid = out + mid_lo;                                                    \
+      for (int64_t k = 0; k < mid_hi - mid_lo; k++) mid[k] = mean_##name(right[k] - v[k], count, inv); \
     }                                                                                          \
     for (int64_t j = mid_hi; j < w; j++) out[j] = box_edge_##name(job, v, j, rows_in);         \
   }
-BOX_ROW_FN(u32, uint32_t)
-BOX_ROW_FN(f64, double)
+BOX_ROW_FN(narrow, uint32_t)
+BOX_ROW_FN(wide, double)
 #undef BOX_ROW_FN
 
 static void box_worker(int w, int workers, void *arg) {
@@ -101,9 +121,9 @@ static void box_worker(int w, int workers, void *arg) {
   void *sums_row = job->sums + (size_t)w * job->sums_stride;
   for (int64_t i = r0; i < r1; i++) {
     if (job->wide)
-      box_row_f64(job, i, sums_row);
+      box_row_wide(job, i, sums_row);
     else
-      box_row_u32(job, i, sums_row);
+      box_row_narrow(job, i, sums_row);
   }
 }
 

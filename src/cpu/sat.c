@@ -75,13 +75,19 @@ static inline __attribute__((always_inline)) vec_double vprefix_double(vec_doubl
 }
 static inline __attribute__((always_inline)) vec_double vlast_double(vec_double v) { return __builtin_shufflevector(v, v, 3, 3, 3, 3); }
 
-/* The type an input vector is widened to first: GCC widens u8 vectors well
- * only one step at a time. */
+/* The types an input vector is widened through on its way to the
+ * accumulator: GCC widens u8 vectors well only one step at a time, and
+ * converts i32 (not u16) vectors to floating point. */
 #define SKSS__SAT_MID_uint8_t uint16_t
 #define SKSS__SAT_MID_int32_t int32_t
 #define SKSS__SAT_MID_uint32_t uint32_t
 #define SKSS__SAT_MID_float float
 #define SKSS__SAT_MID_double double
+#define SKSS__SAT_WIDE_uint8_t int32_t
+#define SKSS__SAT_WIDE_int32_t int32_t
+#define SKSS__SAT_WIDE_uint32_t uint32_t
+#define SKSS__SAT_WIDE_float float
+#define SKSS__SAT_WIDE_double double
 
 #define SKSS__SAT_FNS(name, in_t, acc_t)                                                        \
   typedef vec_##acc_t name##_vec;                                                              \
@@ -89,11 +95,15 @@ static inline __attribute__((always_inline)) vec_double vlast_double(vec_double 
   typedef in_t name##_ivec __attribute__((vector_size(name##_LANES * sizeof(in_t))));          \
   typedef SKSS__SAT_MID_##in_t name##_mvec                                                     \
       __attribute__((vector_size(name##_LANES * sizeof(SKSS__SAT_MID_##in_t))));               \
+  typedef SKSS__SAT_WIDE_##in_t name##_wvec                                                    \
+      __attribute__((vector_size(name##_LANES * sizeof(SKSS__SAT_WIDE_##in_t))));              \
                                                                                                \
   static inline __attribute__((always_inline)) name##_vec name##_vload(const in_t *a, bool sq) {                              \
     name##_ivec raw;                                                                           \
     memcpy(&raw, a, sizeof raw);                                                               \
-    name##_vec v = __builtin_convertvector(__builtin_convertvector(raw, name##_mvec), name##_vec); \
+    name##_wvec wide = __builtin_convertvector(__builtin_convertvector(raw, name##_mvec),      \
+                                               name##_wvec);                                   \
+    name##_vec v = __builtin_convertvector(wide, name##_vec);                                  \
     return sq ? v * v : v;                                                                     \
   }                                                                                            \
                                                                                                \
@@ -270,7 +280,6 @@ static void bands_worker(int w, int workers, void *arg) {
 }
 
 static void run_bands(skss_ctx *ctx, const skss__sat_plane *p, int workers) {
-  if (p->height == 0 || p->width == 0) return;
   sat_ops ops = OPS[p->pair];
 #if defined(SKSS__SAT_AVX2)
   if (p->pair == SKSS__SAT_u8_u32 && !p->square && __builtin_cpu_supports("avx2"))

@@ -47,7 +47,8 @@ SKSS__SAT_PAIRS(SKSS__SAT_LOAD_FN)
 #undef SKSS__SAT_LOAD_FN
 
 /* One SAT to compute: the inclusive table of `in` (or of its square) into
- * `out`. Sizes and pitches are validated; pitches are resolved (never 0). */
+ * `out`. Sizes and pitches are validated and the table is not empty;
+ * pitches are resolved (never 0). */
 typedef struct skss__sat_plane {
   int64_t height, width;
   skss__sat_pair pair;

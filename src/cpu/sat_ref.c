@@ -63,11 +63,6 @@ static const ref_fn REF_4R1W[SKSS__SAT_PAIR_COUNT] = {
 #undef SKSS__SAT_REF_ENTRY
 };
 
-/* Both need a non-empty table: row 0 and column 0 are read unconditionally. */
-void skss__sat_2r2w(const skss__sat_plane *plane) {
-  if (plane->height > 0 && plane->width > 0) REF_2R2W[plane->pair](plane);
-}
+void skss__sat_2r2w(const skss__sat_plane *plane) { REF_2R2W[plane->pair](plane); }
 
-void skss__sat_4r1w(const skss__sat_plane *plane) {
-  if (plane->height > 0 && plane->width > 0) REF_4R1W[plane->pair](plane);
-}
+void skss__sat_4r1w(const skss__sat_plane *plane) { REF_4R1W[plane->pair](plane); }
