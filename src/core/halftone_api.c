@@ -64,7 +64,7 @@ static skss_status check_buffers(skss_ctx *ctx, skss_halftone_algorithm alg, con
   if (in == NULL) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: in is NULL", FN);
   if (out == NULL) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: out is NULL", FN);
   bool sized = alg == SKSS_HALFTONE_TASKARRAY_CPU
-                   ? skss__halftone_taskarray_scratch(job, &job->scratch_bytes)
+                   ? skss__halftone_taskarray_scratch(ctx, job, &job->scratch_bytes)
                    : skss__halftone_sequential_scratch(alg, job, &job->scratch_bytes);
   if (!sized)
     return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: scratch memory for a %lld x %lld image overflows size_t",

@@ -115,47 +115,71 @@ static inline void skss__halftone_pack_bits(const uint8_t *restrict bytes, int64
 }
 
 /*
- * Error collection with register caching over columns [x0, x1) of one row:
- * pixel x collects the errors of this row at x-1, x-2 and of the rows above
- * at x-2 .. x+reach (reach = slope - 1). Those ride in registers: a 5-entry
- * window per row above that takes one new error a pixel and shifts left
- * (the paper's five registers, widened to 5-column, 3-row kernels) and the
- * two errors to the left. So each pixel reads its input and one error of
- * each row above, and writes its output and its error.
- *   in, cur, up1, up2: indexed by column; cur (this row's errors), up1 and
- *     up2 (rows y-1, y-2) are readable at columns -2 .. width+1, whose pads
- *     hold 0; up2 is not read by 2-row kernels;
- *   out: the span's bytes, out[0] for column x0.
- * Reads of up1 and up2 stay below column x1 + reach: a task array that has
- * waited for the row above to finish x1 - 1 + slope columns may run it.
+ * Error collection with register caching, one row at a time: pixel x
+ * collects the errors of its row at x-1, x-2 and of the rows above at
+ * x-2 .. x+reach (reach = slope - 1). Each error of the rows above is read
+ * from memory once, at column x + reach, and what it sends to pixels
+ * x .. x+4 waits in registers: the paper caches the five neighbours
+ * themselves (Section II); we cache their weighted sums, one register per
+ * pixel ahead instead of one per neighbour and row, which keeps two rows'
+ * state in registers for 3-row kernels too. With the two errors to the left,
+ * also in registers, each pixel reads its input and one error of each row
+ * above, and writes its output and its error. The state lives in a local
+ * skss__ec_row, which the compiler keeps in registers.
  */
-SKSS__HT_INLINE void skss__ec_rc_span(const skss_dither_kernel_info *k, int white_above,
-                                      const uint8_t *restrict in, uint8_t *restrict out,
-                                      int16_t *restrict cur, const int16_t *restrict up1,
-                                      const int16_t *restrict up2, int64_t x0, int64_t x1) {
-  const int reach = k->slope - 1, rows = k->rows;
-  int a1[5], a2[5]; /* errors of rows y-1 and y-2 at columns x-2 .. x+2 */
+typedef struct skss__ec_row {
+  const uint8_t *in;         /* the row's pixels, by column */
+  uint8_t *out;              /* its 0/255 bytes, by column */
+  int16_t *cur;              /* its errors, by column; the pads at -2, -1, */
+  const int16_t *up1, *up2;  /* width and width+1 of these hold 0. up1 and
+                                up2: rows y-1 and y-2 (up2 unread when the
+                                kernel has 2 rows) */
+  int ahead[5];              /* ahead[j]: what pixel x+j has from the rows
+                                above read so far */
+  int left1, left2;          /* errors of this row at x-1 and x-2 */
+} skss__ec_row;
+
+/* Adds what column c of the rows above (errors e1, e2) sends to pixel x + j,
+ * for the pixel x whose step reads column c = x + offset. */
+SKSS__HT_INLINE void skss__ec_row_collect(const skss_dither_kernel_info *k, skss__ec_row *r,
+                                          int offset, int e1, int e2) {
+  /* Column c sends weight[dy][dx + 2] to x + j = c + dx. */
   for (int j = 0; j < 5; j++) {
-    a1[j] = j < 2 + reach ? up1[x0 - 2 + j] : 0;
-    a2[j] = j < 2 + reach && rows == 3 ? up2[x0 - 2 + j] : 0;
+    int dx = j - offset;
+    if (dx >= -2 && dx <= 2) r->ahead[j] += k->weight[1][dx + 2] * e1 + k->weight[2][dx + 2] * e2;
   }
-  int left1 = cur[x0 - 1], left2 = cur[x0 - 2];
-  for (int64_t x = x0; x < x1; x++) {
-    a1[2 + reach] = up1[x + reach];
-    if (rows == 3) a2[2 + reach] = up2[x + reach];
-    /* Window entry j holds column x - 2 + j, which sends with dx = 2 - j. */
-    int above = 0;
-    for (int j = 0; j < 5; j++) above += k->weight[1][4 - j] * a1[j] + k->weight[2][4 - j] * a2[j];
-    int sum = above + k->weight[0][4] * left2 + k->weight[0][3] * left1;
-    int e = skss__halftone_pixel(in[x], sum, k->divisor, white_above, &out[x - x0]);
-    cur[x] = (int16_t)e;
-    left2 = left1;
-    left1 = e;
-    for (int j = 0; j < 4; j++) {
-      a1[j] = a1[j + 1];
-      a2[j] = a2[j + 1];
-    }
-  }
+}
+
+/* Loads the registers for pixel x0: columns x0-2 .. x0+reach-1 of the rows
+ * above (reads up1, up2 below x0 + reach). */
+SKSS__HT_INLINE void skss__ec_row_seek(const skss_dither_kernel_info *k, skss__ec_row *r, int64_t x0) {
+  const int reach = k->slope - 1;
+  for (int j = 0; j < 5; j++) r->ahead[j] = 0;
+  for (int offset = -2; offset < reach; offset++)
+    skss__ec_row_collect(k, r, offset, r->up1[x0 + offset], k->rows == 3 ? r->up2[x0 + offset] : 0);
+  r->left1 = r->cur[x0 - 1];
+  r->left2 = r->cur[x0 - 2];
+}
+
+/* Pixel x, the one after the last seek or step (reads up1, up2 at x + reach). */
+SKSS__HT_INLINE void skss__ec_row_step(const skss_dither_kernel_info *k, int white_above,
+                                       skss__ec_row *r, int64_t x) {
+  const int reach = k->slope - 1;
+  skss__ec_row_collect(k, r, reach, r->up1[x + reach], k->rows == 3 ? r->up2[x + reach] : 0);
+  int sum = r->ahead[0] + k->weight[0][4] * r->left2 + k->weight[0][3] * r->left1;
+  int e = skss__halftone_pixel(r->in[x], sum, k->divisor, white_above, &r->out[x]);
+  r->cur[x] = (int16_t)e;
+  r->left2 = r->left1;
+  r->left1 = e;
+  for (int j = 0; j < 4; j++) r->ahead[j] = r->ahead[j + 1];
+  r->ahead[4] = 0;
+}
+
+/* EC-RC over columns [x0, x1) of one row. */
+SKSS__HT_INLINE void skss__ec_rc_span(const skss_dither_kernel_info *k, int white_above,
+                                      skss__ec_row *r, int64_t x0, int64_t x1) {
+  skss__ec_row_seek(k, r, x0);
+  for (int64_t x = x0; x < x1; x++) skss__ec_row_step(k, white_above, r, x);
 }
 
 /* Scratch bytes the sequential `algorithm` needs; false on overflow. */
@@ -164,8 +188,9 @@ bool skss__halftone_sequential_scratch(skss_halftone_algorithm algorithm, const 
 /* SKSS_HALFTONE_ED, EC, ED_RC, EC_RC on the calling thread. */
 void skss__halftone_sequential(skss_halftone_algorithm algorithm, const skss__halftone_job *job);
 
-/* Scratch bytes of the task array; false on overflow. */
-bool skss__halftone_taskarray_scratch(const skss__halftone_job *job, size_t *bytes);
+/* Scratch bytes of the task array on ctx's threads; false on overflow. */
+bool skss__halftone_taskarray_scratch(const skss_ctx *ctx, const skss__halftone_job *job,
+                                      size_t *bytes);
 /* SKSS_HALFTONE_TASKARRAY_CPU on the context's threads. */
 void skss__halftone_taskarray(skss_ctx *ctx, const skss__halftone_job *job);
 

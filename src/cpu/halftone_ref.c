@@ -148,10 +148,12 @@ SKSS__HT_INLINE void ec_rc_image(const skss_dither_kernel_info *k, const skss__h
   uint8_t *byte_row = byte_row_after(job, RING * ring_stride(width) * sizeof *ring);
   memset(ring, 0, RING * ring_stride(width) * sizeof *ring);
   for (int64_t y = 0; y < job->height; y++) {
-    uint8_t *out = row_bytes(job, y, byte_row);
-    skss__ec_rc_span(k, job->white_above, job->in + (size_t)y * job->in_pitch, out,
-                     RING_ROW(ring, job, y), RING_ROW(ring, job, y - 1), RING_ROW(ring, job, y - 2),
-                     0, width);
+    skss__ec_row row = {.in = job->in + (size_t)y * job->in_pitch,
+                        .out = row_bytes(job, y, byte_row),
+                        .cur = RING_ROW(ring, job, y),
+                        .up1 = RING_ROW(ring, job, y - 1),
+                        .up2 = RING_ROW(ring, job, y - 2)};
+    skss__ec_rc_span(k, job->white_above, &row, 0, width);
     row_done(job, y, byte_row);
   }
 }
