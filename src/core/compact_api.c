@@ -2,6 +2,17 @@
  * compact_api.c — skss_compact(): argument checks, algorithm resolution and
  * dispatch to the CPU algorithms (src/cpu/compact_impl.h).
  *
+ * Semantics every algorithm keeps (DESIGN.md section 3):
+ *  - integer dtypes compare exactly with the int64 (.i) or uint64 (.u)
+ *    scalar, also outside the dtype's range (u8: x < 300 keeps all, x == 257
+ *    none), as NumPy 2 compares an array with a Python int;
+ *  - f32 compares with (float)a.f, rounded to nearest (0.1 becomes
+ *    0.100000001490116..., 1e300 becomes +inf, 1e-50 becomes +0): this is
+ *    NumPy 2's rule for a float32 array and a Python float (NEP 50 "weak"
+ *    scalars), so `a[a < 0.1]` there is what skss keeps;
+ *  - NaN compares false except under NE and NONZERO (NaN is nonzero, as in
+ *    NumPy); RANGE with a >= b (or a NaN bound) keeps nothing;
+ *  - output slots past *count are never written.
  * Choices the header leaves open, fixed here:
  *  - `desc->mask` is ignored by the predicates that do not read a mask, so a
  *    descriptor reused from a mask call still works; the mask predicates need
