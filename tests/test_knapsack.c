@@ -511,13 +511,13 @@ static void test_allocation_failure(void **state) {
     d.capacity = BIG_C;
     d.value_only = 1;
     d.algorithm = configs[k].algorithm;
-    expect_error(&f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "value rows");
+    expect_error(&f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "working memory");
     /* 2 MiB of decision bits, within max_bytes but not within the allocator. */
     int64_t w2[] = {1 << 20, 1 << 20, 1 << 20, 1 << 20};
     d.n_items = 4;
     d.capacity = 4 << 20;
     d.value_only = 0;
-    expect_error(&f, k, &d, w2, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "decision bits");
+    expect_error(&f, k, &d, w2, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "use value_only mode");
     skss_ctx_destroy(f.ctx[k]);
   }
 }

@@ -73,66 +73,103 @@ static bool is_dp_item(int64_t w, int64_t v, int64_t capacity) {
   return w > 0 && w <= capacity && v > 0;
 }
 
-/* Fills p (items, cap, wide, words; w and v point into `store`, DP item k's
- * input index is index[k]) and the value *base of the zero-weight items. */
-static void reduce(const skss_knapsack_desc *d, const int64_t *weights, const int64_t *values,
-                   int64_t *store, int64_t *index, skss__knap *p, int64_t *base) {
-  int64_t k = 0, total_w = 0, total_v = 0, *w = store, *v = store + d->n_items;
-  *base = 0;
+/* The reduced problem's sizes: p->items, cap, wide and words. */
+static void measure(const skss_knapsack_desc *d, const int64_t *weights, const int64_t *values,
+                    skss__knap *p) {
+  int64_t items = 0, total_w = 0, total_v = 0;
   for (int64_t j = 0; j < d->n_items; j++) {
-    if (weights[j] == 0) *base += values[j];
     if (!is_dp_item(weights[j], values[j], d->capacity)) continue;
-    w[k] = weights[j];
-    v[k] = values[j];
-    index[k++] = j;
+    items++;
     /* Saturate: only min(C, total) matters. */
     total_w = weights[j] > d->capacity - total_w ? d->capacity : total_w + weights[j];
     total_v += values[j];
   }
-  p->items = k;
+  p->items = items;
   p->cap = total_w;
-  p->w = w;
-  p->v = v;
   p->wide = total_v > INT32_MAX;
   p->words = p->cap / 64 + 1;
 }
 
-/* Decision bits for the DP items, within the byte limit; NULL with *st set
- * when they do not fit. */
-static uint64_t *alloc_bits(skss_ctx *ctx, const skss_knapsack_desc *d, const skss__knap *p,
-                            skss_status *st) {
-  int64_t limit = d->max_bytes ? d->max_bytes : DEFAULT_MAX_BYTES, bytes;
-  bool fits = skss__mul_i64(p->items, p->words, &bytes) && skss__mul_i64(bytes, 8, &bytes);
-  if (!fits || bytes > limit || (uint64_t)bytes > SIZE_MAX) {
-    char need[32];
-    if (fits)
-      snprintf(need, sizeof need, "%lld", (long long)bytes);
-    else
-      snprintf(need, sizeof need, "more than %lld", (long long)INT64_MAX);
-    *st = skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
-                     "%s: reconstructing the items needs %s bytes of decision bits (%lld items x "
-                     "%lld capacities), over the limit max_bytes = %lld; use value_only mode "
-                     "(O(capacity) memory) or raise max_bytes",
-                     FN, need, (long long)p->items, (long long)p->cap + 1, (long long)limit);
-    return NULL;
+/* Copies the DP items into w, v (their input indices into index) and
+ * returns the value of the zero-weight items. */
+static int64_t fill(const skss_knapsack_desc *d, const int64_t *weights, const int64_t *values,
+                    int64_t *w, int64_t *v, int64_t *index) {
+  int64_t k = 0, base = 0;
+  for (int64_t j = 0; j < d->n_items; j++) {
+    if (weights[j] == 0) base += values[j];
+    if (!is_dp_item(weights[j], values[j], d->capacity)) continue;
+    w[k] = weights[j];
+    v[k] = values[j];
+    index[k++] = j;
   }
-  uint64_t *bits = skss__alloc(ctx, (size_t)bytes);
-  *st = bits ? SKSS_OK
-             : skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
-                          "%s: no memory for %lld bytes of decision bits; use value_only mode", FN,
-                          (long long)bytes);
-  return bits;
+  return base;
 }
 
-static skss_status run_algorithm(skss_ctx *ctx, int algorithm, skss__knap *p) {
+/* Bytes of decision bits, within the byte limit (0 in value-only mode). */
+static skss_status bits_bytes(skss_ctx *ctx, const skss_knapsack_desc *d, const skss__knap *p,
+                              size_t *out) {
+  int64_t limit = d->max_bytes ? d->max_bytes : DEFAULT_MAX_BYTES, bytes = 0;
+  *out = 0;
+  if (d->value_only || p->items == 0) return SKSS_OK;
+  bool fits = skss__mul_i64(p->items, p->words, &bytes) && skss__mul_i64(bytes, 8, &bytes);
+  if (fits && bytes <= limit && (uint64_t)bytes <= SIZE_MAX) {
+    *out = (size_t)bytes;
+    return SKSS_OK;
+  }
+  char need[32];
+  if (fits)
+    snprintf(need, sizeof need, "%lld", (long long)bytes);
+  else
+    snprintf(need, sizeof need, "more than %lld", (long long)INT64_MAX);
+  return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
+                    "%s: reconstructing the items needs %s bytes of decision bits (%lld items x "
+                    "%lld capacities), over the limit max_bytes = %lld; use value_only mode "
+                    "(O(capacity) memory) or raise max_bytes",
+                    FN, need, (long long)p->items, (long long)p->cap + 1, (long long)limit);
+}
+
+static bool work_bytes(const skss_ctx *ctx, int algorithm, const skss__knap *p, size_t *bytes) {
+  *bytes = 0;
+  if (p->items == 0) return true;
+  if (algorithm == SKSS_KNAPSACK_TASKARRAY_CPU) return skss__knapsack_taskarray_work(ctx, p, bytes);
+  return skss__knapsack_dp_work(p, bytes);
+}
+
+/* One scratch block: the DP items' weights, values and indices, the
+ * decision bits, the algorithm's work; each part 64-byte aligned. */
+typedef struct layout {
+  size_t list, bits, work, total;
+} layout;
+
+static size_t round64(size_t x) { return (x + 63) / 64 * 64; }
+
+static skss_status plan_memory(skss_ctx *ctx, const skss_knapsack_desc *d, int algorithm,
+                               const skss__knap *p, layout *l) {
+  skss_status st = bits_bytes(ctx, d, p, &l->bits);
+  if (st != SKSS_OK) return st;
+  size_t lists;
+  if (!work_bytes(ctx, algorithm, p, &l->work) || l->work > SIZE_MAX - 64 ||
+      l->bits > SIZE_MAX - 64 || !skss__mul_size((size_t)p->items, sizeof(int64_t), &l->list) ||
+      !skss__mul_size(round64(l->list), 3, &lists) ||
+      !skss__add_size(lists, round64(l->bits), &l->total) ||
+      !skss__add_size(l->total, round64(l->work), &l->total))
+    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
+                      "%s: the working memory for %lld items and capacity %lld overflows size_t", FN,
+                      (long long)p->items, (long long)p->cap);
+  return SKSS_OK;
+}
+
+static void run_algorithm(skss_ctx *ctx, int algorithm, skss__knap *p) {
   if (p->items == 0) {
     p->best = 0;
-    return SKSS_OK;
+    return;
   }
   /* The oracle backend runs the plain C kernel; the CPU backend the fastest. */
   p->isa = ctx->backend == SKSS_BACKEND_CPU_REF ? SKSS__KNAP_SCALAR : skss__knap_best_isa();
-  if (algorithm == SKSS_KNAPSACK_TASKARRAY_CPU) return skss__knapsack_taskarray(ctx, FN, p);
-  return skss__knapsack_dp(ctx, FN, p);
+  if (algorithm == SKSS_KNAPSACK_TASKARRAY_CPU)
+    skss__knapsack_taskarray(ctx, p);
+  else
+    skss__knapsack_dp(p);
 }
 
 /* taken[j] from the decision bits of the DP items and the zero-weight rule. */
@@ -157,25 +194,27 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
   int algorithm = 0;
   if (st == SKSS_OK)
     st = skss__resolve_algorithm(ctx, FN, SKSS_OP_KNAPSACK, (int)desc->algorithm, &algorithm);
-  if (st != SKSS_OK) return st;
-
-  size_t store_bytes;
-  int64_t *store = NULL;
-  if (!skss__mul_size((size_t)desc->n_items, 3 * sizeof(int64_t), &store_bytes) ||
-      (store = skss__alloc(ctx, store_bytes)) == NULL)
-    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for the list of %lld items", FN,
-                      (long long)desc->n_items);
   skss__knap p;
   memset(&p, 0, sizeof p);
-  int64_t base, *index = store + 2 * desc->n_items;
-  reduce(desc, weights, values, store, index, &p, &base);
-  if (!desc->value_only && p.items > 0) p.bits = alloc_bits(ctx, desc, &p, &st);
-  if (st == SKSS_OK) st = run_algorithm(ctx, algorithm, &p);
-  if (st == SKSS_OK) {
-    *best_value = base + p.best;
-    if (!desc->value_only) walk_back(desc, weights, values, &p, index, taken);
-  }
-  skss__free(ctx, p.bits);
-  skss__free(ctx, store);
-  return st;
+  layout l = {0, 0, 0, 0};
+  if (st == SKSS_OK) measure(desc, weights, values, &p);
+  if (st == SKSS_OK) st = plan_memory(ctx, desc, algorithm, &p, &l);
+  if (st != SKSS_OK) return st;
+
+  char *mem = skss__scratch(ctx, l.total);
+  if (mem == NULL)
+    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
+                      "%s: no memory for %zu bytes of working memory (value rows%s)", FN, l.total,
+                      l.bits ? " and decision bits; use value_only mode" : "");
+  int64_t *w = (int64_t *)mem, *v = (int64_t *)(mem + round64(l.list));
+  int64_t *index = (int64_t *)(mem + 2 * round64(l.list));
+  p.w = w;
+  p.v = v;
+  p.bits = l.bits ? (uint64_t *)(mem + 3 * round64(l.list)) : NULL;
+  p.work = mem + 3 * round64(l.list) + round64(l.bits);
+  int64_t base = fill(desc, weights, values, w, v, index);
+  run_algorithm(ctx, algorithm, &p);
+  *best_value = base + p.best;
+  if (!desc->value_only) walk_back(desc, weights, values, &p, index, taken);
+  return SKSS_OK;
 }

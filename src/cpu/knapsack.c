@@ -9,7 +9,7 @@
  *  - Data: chunk k of row j reads V[c][j] for c in [lo_k - w_j, hi_k), all
  *    in chunks <= k of row j-1, so it waits until row j-1 has finished k+1
  *    chunks.
- *  - Values live in a ring of D = workers + 2 row buffers: row j writes
+ *  - Values live in a ring of D = workers + 1 row buffers: row j writes
  *    buffer j mod D and reads buffer (j-1) mod D; the zero row V[.][0] is
  *    "row -1" in buffer D-1. Before row j overwrites chunk k of its buffer,
  *    the buffer's last reader, row j-D+1 (which read it as row j-D's output),
@@ -19,6 +19,9 @@
  *    reader is an earlier row (ticket taken before ours), so by rowsync's
  *    argument no wait can deadlock. Row j-D, the buffer's previous writer, is
  *    past chunk k already: row j-1 is, and each row waits on its predecessor.
+ *    Why D = workers + 1 rarely waits: a row finishes only after its
+ *    predecessor has, so the unfinished rows are consecutive and each is held
+ *    by a worker; while row j runs, row j-D+1 = j-workers is finished.
  *  - Decision bits of row j are written only by row j (chunks are whole
  *    64-bit words), so they need no synchronisation; the walk back runs after
  *    the parallel pass has joined.
@@ -109,31 +112,32 @@ static int plan(const skss_ctx *ctx, const skss__knap *p, int64_t *chunk) {
   return workers;
 }
 
-skss_status skss__knapsack_taskarray(skss_ctx *ctx, const char *fn, skss__knap *p) {
+/* Work layout: `depth` value rows, then the progress counters of a pass. */
+static int64_t pass_rows(const skss__knap *p) { return p->items < PASS_ROWS ? p->items : PASS_ROWS; }
+
+bool skss__knapsack_taskarray_work(const skss_ctx *ctx, const skss__knap *p, size_t *bytes) {
+  int64_t chunk;
+  size_t row, ring;
+  int depth = plan(ctx, p, &chunk) + 1;
+  return skss__knap_row_bytes(p, &row) && skss__mul_size(row, (size_t)depth, &ring) &&
+         skss__add_size(ring, skss__rowsync_bytes(pass_rows(p)), bytes);
+}
+
+void skss__knapsack_taskarray(skss_ctx *ctx, skss__knap *p) {
   knap_run r;
   memset(&r, 0, sizeof r);
   r.p = p;
   int workers = plan(ctx, p, &r.chunk);
   r.chunks = (p->cap + r.chunk) / r.chunk;
-  r.depth = workers + 2;
-  skss_status st;
-  r.slots = skss__knap_alloc_rows(ctx, fn, p, r.depth, &r.slot_bytes, &st);
-  if (r.slots == NULL) return st;
-  int64_t pass_rows = p->items < PASS_ROWS ? p->items : PASS_ROWS;
-  void *progress = skss__alloc(ctx, skss__rowsync_bytes(pass_rows));
-  if (progress == NULL) {
-    skss__free(ctx, r.slots);
-    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for %lld row counters", fn,
-                      (long long)pass_rows);
-  }
+  r.depth = workers + 1;
+  skss__knap_row_bytes(p, &r.slot_bytes);
+  r.slots = p->work;
+  void *progress = r.slots + (size_t)r.depth * r.slot_bytes;
   memset(slot_of(&r, -1), 0, r.slot_bytes);
-  for (r.base = 0; r.base < p->items; r.base += pass_rows) {
-    int64_t rows = p->items - r.base < pass_rows ? p->items - r.base : pass_rows;
+  for (r.base = 0; r.base < p->items; r.base += PASS_ROWS) {
+    int64_t rows = p->items - r.base < PASS_ROWS ? p->items - r.base : PASS_ROWS;
     skss__rowsync_init(&r.sync, rows, progress);
     skss__parallel(ctx, workers, knap_worker, &r);
   }
   p->best = skss__knap_cell(p, slot_of(&r, p->items - 1), p->cap);
-  skss__free(ctx, progress);
-  skss__free(ctx, r.slots);
-  return SKSS_OK;
 }

@@ -10,12 +10,13 @@
  * A DP row j maps V[.][j] (prev) to V[.][j+1] (next) over capacities
  * 0..C' and, when reconstructing, stores the decision bits of that row.
  *
- * Only <stdint.h> and the public header are included, so white-box tests can
+ * Only standard headers and the public header are included, so white-box tests can
  * include this file to test each instruction-set kernel against the scalar one.
  */
 #ifndef SKSS_KNAPSACK_IMPL_H
 #define SKSS_KNAPSACK_IMPL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "skss.h"
@@ -35,7 +36,8 @@ typedef struct skss__knap {
   skss__knap_isa isa;   /* kernel to run */
   uint64_t *bits;       /* NULL (value only) or `items` rows of `words` words:
                            bit c of row j = V[c][j+1] != V[c][j] */
-  int64_t words;        /* words per row: ceil((cap + 1) / 64) */
+  int64_t words;        /* per row: ceil((cap + 1) / 64) */
+  void *work;           /* the algorithm's working memory, 64-byte aligned */
   int64_t best;         /* OUT: V[cap][items] */
 } skss__knap;
 
@@ -43,9 +45,6 @@ typedef struct skss__knap {
 int skss__knap_isa_supported(skss__knap_isa isa);
 /* The fastest kernel this build and CPU can run. */
 skss__knap_isa skss__knap_best_isa(void);
-
-/* Bytes of one value cell. */
-static inline int64_t skss__knap_cell_bytes(const skss__knap *p) { return p->wide ? 8 : 4; }
 
 /* Computes next[c] for c in [lo, hi) of the row of an item (w, v) from
  * prev[0, hi): next[c] = prev[c] if c < w, else max(prev[c], prev[c - w] + v),
@@ -55,17 +54,19 @@ static inline int64_t skss__knap_cell_bytes(const skss__knap *p) { return p->wid
 void skss__knap_span(skss__knap_isa isa, int wide, const void *prev, void *next, int64_t lo,
                      int64_t hi, int64_t w, int64_t v, uint64_t *row_bits);
 
-/* Allocates `rows` value rows of cap + 1 cells, each padded to 64 bytes;
- * *row_bytes is the distance between rows. On failure records why on ctx,
- * sets *st and returns NULL. Free with skss__free(). */
-void *skss__knap_alloc_rows(skss_ctx *ctx, const char *fn, const skss__knap *p, int64_t rows,
-                            size_t *row_bytes, skss_status *st);
+/* Bytes of one value row of cap + 1 cells padded to 64 bytes; false if that
+ * overflows size_t. */
+bool skss__knap_row_bytes(const skss__knap *p, size_t *bytes);
 /* Cell c of a value row. */
 int64_t skss__knap_cell(const skss__knap *p, const void *row, int64_t c);
 
-/* SKSS_KNAPSACK_DP: rows one after another, two row buffers. */
-skss_status skss__knapsack_dp(skss_ctx *ctx, const char *fn, skss__knap *p);
-/* SKSS_KNAPSACK_TASKARRAY_CPU: rows on a task array of capacity chunks. */
-skss_status skss__knapsack_taskarray(skss_ctx *ctx, const char *fn, skss__knap *p);
+/* SKSS_KNAPSACK_DP: rows one after another in two value rows. */
+bool skss__knapsack_dp_work(const skss__knap *p, size_t *bytes);
+void skss__knapsack_dp(skss__knap *p);
+/* SKSS_KNAPSACK_TASKARRAY_CPU: rows on a task array of capacity chunks, run
+ * on the context's threads; its work holds a ring of value rows and the
+ * row-progress counters. */
+bool skss__knapsack_taskarray_work(const skss_ctx *ctx, const skss__knap *p, size_t *bytes);
+void skss__knapsack_taskarray(skss_ctx *ctx, skss__knap *p);
 
 #endif

@@ -204,35 +204,25 @@ void skss__knap_span(skss__knap_isa isa, int wide, const void *prev, void *next,
   }
 }
 
-void *skss__knap_alloc_rows(skss_ctx *ctx, const char *fn, const skss__knap *p, int64_t rows,
-                            size_t *row_bytes, skss_status *st) {
-  /* Rows are padded to whole words so every row buffer starts on a cache line. */
+bool skss__knap_row_bytes(const skss__knap *p, size_t *bytes) {
+  /* Whole words of cells, so every row of a ring starts on a cache line. */
   uint64_t cells = ((uint64_t)p->cap + WORD_CELLS) / WORD_CELLS * WORD_CELLS;
-  size_t total = 0;
-  if (cells > SIZE_MAX || !skss__mul_size((size_t)cells, (size_t)skss__knap_cell_bytes(p), row_bytes) ||
-      !skss__mul_size(*row_bytes, (size_t)rows, &total)) {
-    *st = skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
-                     "%s: %lld value rows of capacity %lld overflow size_t", fn, (long long)rows,
-                     (long long)p->cap);
-    return NULL;
-  }
-  void *mem = skss__alloc(ctx, total);
-  *st = mem ? SKSS_OK
-            : skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
-                         "%s: no memory for %lld value rows of %zu bytes (capacity %lld)", fn,
-                         (long long)rows, *row_bytes, (long long)p->cap);
-  return mem;
+  return cells <= SIZE_MAX && skss__mul_size((size_t)cells, p->wide ? 8 : 4, bytes);
 }
 
 int64_t skss__knap_cell(const skss__knap *p, const void *row, int64_t c) {
   return p->wide ? ((const int64_t *)row)[c] : ((const int32_t *)row)[c];
 }
 
-skss_status skss__knapsack_dp(skss_ctx *ctx, const char *fn, skss__knap *p) {
-  size_t row_bytes;
-  skss_status st;
-  char *rows = skss__knap_alloc_rows(ctx, fn, p, 2, &row_bytes, &st);
-  if (rows == NULL) return st;
+bool skss__knapsack_dp_work(const skss__knap *p, size_t *bytes) {
+  size_t row;
+  return skss__knap_row_bytes(p, &row) && skss__mul_size(row, 2, bytes);
+}
+
+void skss__knapsack_dp(skss__knap *p) {
+  size_t row_bytes = 0;
+  skss__knap_row_bytes(p, &row_bytes);
+  char *rows = p->work;
   /* Buffer (j & 1) holds V[.][j+1]; buffer 1 starts as V[.][0] = 0. */
   memset(rows + row_bytes, 0, row_bytes);
   for (int64_t j = 0; j < p->items; j++) {
@@ -241,6 +231,4 @@ skss_status skss__knapsack_dp(skss_ctx *ctx, const char *fn, skss__knap *p) {
                     rows + (size_t)(j & 1) * row_bytes, 0, p->cap + 1, p->w[j], p->v[j], row_bits);
   }
   p->best = skss__knap_cell(p, rows + (size_t)((p->items + 1) & 1) * row_bytes, p->cap);
-  skss__free(ctx, rows);
-  return SKSS_OK;
 }
