@@ -10,6 +10,9 @@
  *    C' = min(C, their total weight), since V[c][j] = V[min(c, W_j)][j] for
  *    W_j the weight of the first j items, and the walk back from C' takes the
  *    same items as the walk from C (the clamped capacity stays >= W_j).
+ * On the CPU backend each DP row also starts at the first capacity the answer
+ * can depend on (the `low` bounds of knapsack_impl.h); CPU_REF computes every
+ * cell, so the tests compare the two.
  * Walk back: from c = C', item j (last to first) is taken iff its decision
  * bit at c is set, i.e. V[c][j+1] != V[c][j]; then c -= w_j.
  * Threads: whatever the chosen algorithm uses; everything here is sequential.
@@ -90,10 +93,11 @@ static void measure(const skss_knapsack_desc *d, const int64_t *weights, const i
   p->words = p->cap / 64 + 1;
 }
 
-/* Copies the DP items into w, v (their input indices into index) and
- * returns the value of the zero-weight items. */
+/* Copies the DP items into w, v (their input indices into index), fills
+ * each row's first needed capacity into low, and returns the value of the
+ * zero-weight items. */
 static int64_t fill(const skss_knapsack_desc *d, const int64_t *weights, const int64_t *values,
-                    int64_t *w, int64_t *v, int64_t *index) {
+                    const skss__knap *p, int64_t *w, int64_t *v, int64_t *index, int64_t *low) {
   int64_t k = 0, base = 0;
   for (int64_t j = 0; j < d->n_items; j++) {
     if (weights[j] == 0) base += values[j];
@@ -101,6 +105,11 @@ static int64_t fill(const skss_knapsack_desc *d, const int64_t *weights, const i
     w[k] = weights[j];
     v[k] = values[j];
     index[k++] = j;
+  }
+  int64_t need = p->cap;
+  for (k = p->items - 1; k >= 0; k--) {
+    low[k] = need / 64 * 64;
+    need = low[k] > w[k] ? low[k] - w[k] : 0;
   }
   return base;
 }
@@ -135,11 +144,14 @@ static bool work_bytes(const skss_ctx *ctx, int algorithm, const skss__knap *p, 
   return skss__knapsack_dp_work(p, bytes);
 }
 
-/* One scratch block: the DP items' weights, values and indices, the
- * decision bits, the algorithm's work; each part 64-byte aligned. */
+/* One scratch block: the DP items' weights, values, indices and first
+ * capacities, the decision bits, the algorithm's work; each part 64-byte
+ * aligned. */
 typedef struct layout {
   size_t list, bits, work, total;
 } layout;
+
+enum { LISTS = 4 };
 
 static size_t round64(size_t x) { return (x + 63) / 64 * 64; }
 
@@ -150,7 +162,7 @@ static skss_status plan_memory(skss_ctx *ctx, const skss_knapsack_desc *d, int a
   size_t lists;
   if (!work_bytes(ctx, algorithm, p, &l->work) || l->work > SIZE_MAX - 64 ||
       l->bits > SIZE_MAX - 64 || !skss__mul_size((size_t)p->items, sizeof(int64_t), &l->list) ||
-      !skss__mul_size(round64(l->list), 3, &lists) ||
+      !skss__mul_size(round64(l->list), LISTS, &lists) ||
       !skss__add_size(lists, round64(l->bits), &l->total) ||
       !skss__add_size(l->total, round64(l->work), &l->total))
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
@@ -206,13 +218,16 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
                       "%s: no memory for %zu bytes of working memory (value rows%s)", FN, l.total,
                       l.bits ? " and decision bits; use value_only mode" : "");
-  int64_t *w = (int64_t *)mem, *v = (int64_t *)(mem + round64(l.list));
-  int64_t *index = (int64_t *)(mem + 2 * round64(l.list));
+  size_t list = round64(l.list);
+  int64_t *w = (int64_t *)mem, *v = (int64_t *)(mem + list), *index = (int64_t *)(mem + 2 * list);
+  int64_t *low = (int64_t *)(mem + 3 * list);
   p.w = w;
   p.v = v;
-  p.bits = l.bits ? (uint64_t *)(mem + 3 * round64(l.list)) : NULL;
-  p.work = mem + 3 * round64(l.list) + round64(l.bits);
-  int64_t base = fill(desc, weights, values, w, v, index);
+  /* The oracle backend computes every cell; the CPU backend only the needed ones. */
+  p.low = ctx->backend == SKSS_BACKEND_CPU_REF ? NULL : low;
+  p.bits = l.bits ? (uint64_t *)(mem + LISTS * list) : NULL;
+  p.work = mem + LISTS * list + round64(l.bits);
+  int64_t base = fill(desc, weights, values, &p, w, v, index, low);
   run_algorithm(ctx, algorithm, &p);
   *best_value = base + p.best;
   if (!desc->value_only) walk_back(desc, weights, values, &p, index, taken);

@@ -19,6 +19,9 @@
  *    reader is an earlier row (ticket taken before ours), so by rowsync's
  *    argument no wait can deadlock. Row j-D, the buffer's previous writer, is
  *    past chunk k already: row j-1 is, and each row waits on its predecessor.
+ *  - A row with a lower bound (knapsack_impl.h) publishes the chunks below
+ *    it as done at once: nobody reads them, and since the bounds grow with j
+ *    every row between j-D and j computed (and waited for) chunk k itself.
  *    Why D = workers + 1 rarely waits: a row finishes only after its
  *    predecessor has, so the unfinished rows are consecutive and each is held
  *    by a worker; while row j runs, row j-D+1 = j-workers is finished.
@@ -74,8 +77,12 @@ static void run_row(knap_run *r, int64_t row) {
   char *next = slot_of(r, row);
   int64_t reader = row - r->depth + 1; /* the last row that read `next`'s old contents */
   uint64_t *row_bits = p->bits ? p->bits + row * p->words : NULL;
-  for (int64_t k = 0; k < r->chunks; k++) {
+  int64_t low = p->low ? p->low[row] : 0, first = low / r->chunk;
+  /* Chunks below `low` have nothing to compute (see knapsack_impl.h). */
+  if (first > 0) skss__rowsync_publish(&r->sync, row - r->base, first);
+  for (int64_t k = first; k < r->chunks; k++) {
     int64_t lo = k * r->chunk, hi = lo + r->chunk <= p->cap ? lo + r->chunk : p->cap + 1;
+    if (lo < low) lo = low;
     /* wait (data): V[lo - w .. hi)[row] lie in chunks <= k of row - 1. */
     if (!wait_row(r, row - 1, k + 1)) return;
     if (reader >= 0) {

@@ -9,6 +9,11 @@
  * leave every decision V[c][j+1] != V[c][j] of the remaining items as it was.
  * A DP row j maps V[.][j] (prev) to V[.][j+1] (next) over capacities
  * 0..C' and, when reconstructing, stores the decision bits of that row.
+ * Row j may start at low[j] instead of 0: the answer V[C'][n] and the walk
+ * back read row j only at capacities >= C' - (weight of the items after j),
+ * so with low[n-1] = C' rounded down to 64 and low[j-1] = max(0, low[j] - w_j)
+ * rounded down, every cell a row reads of its predecessor was computed.
+ * Cells and bits below low[j] are left as they were and never read.
  *
  * Only standard headers and the public header are included, so white-box tests can
  * include this file to test each instruction-set kernel against the scalar one.
@@ -32,6 +37,8 @@ typedef struct skss__knap {
   int64_t items;        /* DP items */
   int64_t cap;          /* C': capacities 0..cap */
   const int64_t *w, *v; /* weights and values of the DP items, in input order */
+  const int64_t *low;   /* NULL (every row computes 0..cap) or, per row, the first
+                           capacity it must compute, a multiple of 64 */
   int wide;             /* 1: int64 cells; 0: int32 cells (sum of values <= INT32_MAX) */
   skss__knap_isa isa;   /* kernel to run */
   uint64_t *bits;       /* NULL (value only) or `items` rows of `words` words:

@@ -228,7 +228,8 @@ void skss__knapsack_dp(skss__knap *p) {
   for (int64_t j = 0; j < p->items; j++) {
     uint64_t *row_bits = p->bits ? p->bits + j * p->words : NULL;
     skss__knap_span(p->isa, p->wide, rows + (size_t)((j + 1) & 1) * row_bytes,
-                    rows + (size_t)(j & 1) * row_bytes, 0, p->cap + 1, p->w[j], p->v[j], row_bits);
+                    rows + (size_t)(j & 1) * row_bytes, p->low ? p->low[j] : 0, p->cap + 1, p->w[j],
+                    p->v[j], row_bits);
   }
   p->best = skss__knap_cell(p, rows + (size_t)((p->items + 1) & 1) * row_bytes, p->cap);
 }
