@@ -217,11 +217,11 @@ static void test_kernel_table(void **state) {
         assert_true(wgt >= 0);
         if (dy == 0 && j <= 2) assert_int_equal(wgt, 0);
         total += wgt;
-        if (dy == 1 && wgt != 0 && 2 - j > reach) reach = 2 - j; /* dx = j - 2 */
+        if (dy >= 1 && wgt != 0 && 2 - j > reach) reach = 2 - j; /* dx = j - 2 */
         if (dy == 2 && wgt != 0) third_row = 1;
       }
     }
-    /* slope = 1 + the farthest column to the right read in the row above */
+    /* slope = 1 + the farthest column to the right read in the rows above */
     assert_int_equal(info.slope, 1 + reach);
     assert_int_equal(info.rows, 2 + third_row);
     assert_int_equal(total, k == SKSS_DITHER_ATKINSON ? 6 : info.divisor);

@@ -28,8 +28,9 @@
 /* X(arg, ENUM suffix, name, divisor, rows, slope, weights of row 0 for
  * dx = +1, +2, of row 1 for dx = -2..2, of row 2 for dx = -2..2): weight w of
  * row dy at dx sends w / divisor of a pixel's error to (y + dy, x + dx).
- * slope = 1 + the farthest column to the right a pixel collects from in the
- * row above (so a row must lag the row above by `slope` columns). */
+ * slope = 1 + reach, reach = the farthest column to the right of x that
+ * pixel x collects from in the rows above (the largest -dx with a weight):
+ * a row must lag the row above by `slope` columns. */
 #define SKSS__DITHER_KERNELS(X, arg)                                                          \
   X(arg, FLOYD_STEINBERG, "fs", 16, 2, 2, (7, 0), (0, 3, 5, 1, 0), (0, 0, 0, 0, 0))           \
   X(arg, JARVIS_JUDICE_NINKE, "jjn", 48, 3, 3, (7, 5), (3, 5, 7, 5, 3), (1, 3, 5, 3, 1))      \

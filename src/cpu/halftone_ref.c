@@ -10,7 +10,9 @@
  *  - ED-RC: ED whose pushes to the next two rows accumulate in 5-entry
  *           register windows and reach memory once per column, and whose
  *           own row's accumulators are read once;
- *  - EC-RC: EC with the register windows of skss__ec_rc_span().
+ *  - EC-RC: EC whose errors of the rows above are read once and wait in
+ *           registers (skss__ec_rc_span() of halftone_impl.h, also the
+ *           inner loop of the task array).
  * Rows live in a ring of 3 (plus 2 zero pad columns on each side, so the
  * image border needs no branches); BITS rows go through one byte row and are
  * packed when the row is done.
@@ -49,15 +51,20 @@ static void row_done(const skss__halftone_job *job, int64_t y, const uint8_t *by
     skss__halftone_pack_bits(byte_row, job->width, job->out + (size_t)y * job->out_pitch);
 }
 
-static uint8_t *byte_row_after(const skss__halftone_job *job, size_t ring_bytes) {
-  return (uint8_t *)job->scratch + ring_bytes;
+/* Zeroes the ring of `elem`-byte rows at the start of the scratch (rows -2
+ * and -1 and every pad hold 0) and returns it; *byte_row is the byte row
+ * after it. */
+static void *ring_init(const skss__halftone_job *job, size_t elem, uint8_t **byte_row) {
+  size_t ring_bytes = RING * ring_stride(job->width) * elem;
+  memset(job->scratch, 0, ring_bytes);
+  *byte_row = (uint8_t *)job->scratch + ring_bytes;
+  return job->scratch;
 }
 
 SKSS__HT_INLINE void ed_image(const skss_dither_kernel_info *k, const skss__halftone_job *job) {
   const int64_t width = job->width;
-  int32_t *ring = job->scratch;
-  uint8_t *byte_row = byte_row_after(job, RING * ring_stride(width) * sizeof *ring);
-  memset(ring, 0, RING * ring_stride(width) * sizeof *ring);
+  uint8_t *byte_row;
+  int32_t *ring = ring_init(job, sizeof *ring, &byte_row);
   for (int64_t y = 0; y < job->height; y++) {
     /* Accumulators of rows y, y+1, y+2: the sums w * e pushed so far. */
     int32_t *acc0 = RING_ROW(ring, job, y), *acc1 = RING_ROW(ring, job, y + 1),
@@ -81,10 +88,8 @@ SKSS__HT_INLINE void ed_image(const skss_dither_kernel_info *k, const skss__half
 
 SKSS__HT_INLINE void ec_image(const skss_dither_kernel_info *k, const skss__halftone_job *job) {
   const int64_t width = job->width;
-  int16_t *ring = job->scratch;
-  uint8_t *byte_row = byte_row_after(job, RING * ring_stride(width) * sizeof *ring);
-  /* Rows -2 and -1 and every pad are errors 0; rows overwrite only [0, width). */
-  memset(ring, 0, RING * ring_stride(width) * sizeof *ring);
+  uint8_t *byte_row;
+  int16_t *ring = ring_init(job, sizeof *ring, &byte_row);
   for (int64_t y = 0; y < job->height; y++) {
     int16_t *cur = RING_ROW(ring, job, y);
     const int16_t *up1 = RING_ROW(ring, job, y - 1), *up2 = RING_ROW(ring, job, y - 2);
@@ -103,9 +108,8 @@ SKSS__HT_INLINE void ec_image(const skss_dither_kernel_info *k, const skss__half
 
 SKSS__HT_INLINE void ed_rc_image(const skss_dither_kernel_info *k, const skss__halftone_job *job) {
   const int64_t width = job->width;
-  int32_t *ring = job->scratch;
-  uint8_t *byte_row = byte_row_after(job, RING * ring_stride(width) * sizeof *ring);
-  memset(ring, 0, RING * ring_stride(width) * sizeof *ring);
+  uint8_t *byte_row;
+  int32_t *ring = ring_init(job, sizeof *ring, &byte_row);
   for (int64_t y = 0; y < job->height; y++) {
     int32_t *acc0 = RING_ROW(ring, job, y), *acc1 = RING_ROW(ring, job, y + 1),
             *acc2 = RING_ROW(ring, job, y + 2);
@@ -144,9 +148,8 @@ SKSS__HT_INLINE void ed_rc_image(const skss_dither_kernel_info *k, const skss__h
 
 SKSS__HT_INLINE void ec_rc_image(const skss_dither_kernel_info *k, const skss__halftone_job *job) {
   const int64_t width = job->width;
-  int16_t *ring = job->scratch;
-  uint8_t *byte_row = byte_row_after(job, RING * ring_stride(width) * sizeof *ring);
-  memset(ring, 0, RING * ring_stride(width) * sizeof *ring);
+  uint8_t *byte_row;
+  int16_t *ring = ring_init(job, sizeof *ring, &byte_row);
   for (int64_t y = 0; y < job->height; y++) {
     skss__ec_row row = {.in = job->in + (size_t)y * job->in_pitch,
                         .out = row_bytes(job, y, byte_row),
