@@ -7,8 +7,9 @@
  * increase, values[i] == in[indices[i]], complementary predicates add up).
  * Every dtype x predicate x output set (values, indices, both, neither) runs
  * on CPU_REF and on CPU with LOOP, SCAN_CPU (1, 2, 3, 5 threads) and AUTO,
- * with the AVX-512 scatter on and off; outputs are poisoned so a byte written
- * past the count is caught. Misuse fails with the right status and message
+ * with the AVX-512 scatter on and off, and on 32 threads (owners descheduled
+ * mid-block, so the look-back counts their blocks); outputs are poisoned so a
+ * byte written past the count is caught. Misuse fails with the right status and message
  * and leaves *count untouched.
  */
 #include <float.h>
@@ -404,6 +405,36 @@ static void test_large(void **state) {
   free(mask);
 }
 
+/* Far more threads than cores, so block owners get descheduled mid-block and
+ * the look-back counts their blocks for them (the path a quiet machine rarely
+ * takes); repeated, on the SIMD and portable scatters. */
+static void test_oversubscribed(void **state) {
+  (void)state;
+  skss_ctx *ctx = tu_ctx(SKSS_BACKEND_CPU, 32);
+  tu_rng rng;
+  tu_rng_init(&rng, tu_seed() + 3);
+  const int64_t n = 2000003;
+  double *in = malloc((size_t)n * sizeof(double));
+  assert_non_null(in);
+  for (int64_t k = 0; k < n; k++) in[k] = tu_unit(&rng);
+  for (int round = 0; round < 8; round++) {
+    skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+    d.n = n;
+    d.dtype = SKSS_DTYPE_F64;
+    d.predicate = round % 2 ? SKSS_KEEP_GT : SKSS_KEEP_RANGE;
+    d.a.f = 0.25 * (round % 3);
+    d.b.f = 0.9;
+    d.algorithm = SKSS_COMPACT_SCAN_CPU;
+    expected e = brute_compact(&d, in);
+    setenv("SKSS_DISABLE_AVX512", round % 4 < 2 ? "0" : "1", 1);
+    check_call(ctx, &d, in, round % 4 == 0 ? OUT_VALUES : OUT_VALUES | OUT_INDICES, &e, "oversubscribed");
+    free_expected(&e);
+  }
+  unsetenv("SKSS_DISABLE_AVX512");
+  free(in);
+  skss_ctx_destroy(ctx);
+}
+
 /* ---- hand-computed edge cases -------------------------------------------- */
 
 typedef struct edge_case {
@@ -665,6 +696,7 @@ int main(void) {
       cmocka_unit_test(test_properties),
       cmocka_unit_test(test_misuse),
       cmocka_unit_test(test_large),
+      cmocka_unit_test(test_oversubscribed),
       cmocka_unit_test(test_matrix),
   };
   return cmocka_run_group_tests(tests, setup_contexts, teardown_contexts);

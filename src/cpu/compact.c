@@ -2,23 +2,26 @@
  * compact.c — SKSS_COMPACT_SCAN_CPU: multithreaded stream compaction with the
  * paper's three steps ("Designing an efficient stream compaction algorithmic
  * function": flag each element, exclusive prefix sum of the flags, scatter
- * each kept element to its slot), done per block of BLOCK elements so that
- * the input is read from memory once:
+ * each kept element to its slot), done per block of SKSS__COMPACT_BLOCK
+ * elements so that the input is read from memory once:
  *  1. flag: the predicate of the block's elements becomes one bit each
  *     (64 per word, branch-free and vectorisable), and the block's count is
  *     their popcount; the block's input is now in this core's cache;
- *  2. scan: the exclusive prefix of the block counts is chained from block to
- *     block: block b waits for block b-1's inclusive prefix and publishes its
- *     own (rowsync.h);
+ *  2. scan: the exclusive prefix of the block counts, by decoupled look-back
+ *     (Merrill and Garland's single-pass scan, as in CUB): a block publishes
+ *     its count, then walks back over earlier blocks' published counts to the
+ *     nearest published prefix, then publishes its own prefix. A block whose
+ *     owner has not counted it yet (descheduled, on a busy machine) is
+ *     counted by the walker itself after a short wait, so no thread ever
+ *     waits on another;
  *  3. scatter: the kept elements and/or indices go to their slots, read back
  *     from cache: with AVX-512 (VBMI2) compress and masked stores, chosen at
  *     run time unless the environment sets SKSS_DISABLE_AVX512 (the tests use
  *     it to cover the portable path); portably, bit by bit for sparse words,
  *     with branch-free stores for dense ones, as one run for full ones.
  *     Nothing is ever written past the count.
- * Threads take blocks in order from an atomic ticket counter, so block b-1's
- * owner took its ticket first and never waits on b: no deadlock with any
- * number of threads, and no barrier.
+ * Threads take blocks in order from an atomic ticket counter; there is no
+ * barrier and no wait that can block, whatever the number of threads.
  *
  * Every predicate is first reduced to one interval test, so the inner loops
  * are specialised per element width only, with no per-element switch:
@@ -35,15 +38,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdatomic.h>
+
 #include "compact_impl.h"
-#include "rowsync.h"
 #include "threadpool.h"
 
 /* Tuning: elements per block (a multiple of 64; 8192 f64 are 64 KiB, kept in
- * L2 between the flag and scatter steps), and the fewest kept elements in a
- * word for which branch-free stores beat walking the set bits. */
+ * L2 between the flag and scatter steps); the fewest kept elements in a word
+ * for which branch-free stores beat walking the set bits; how many pauses
+ * the look-back waits for a block's owner before counting the block itself
+ * (about the time one block's flag step takes). */
 #define SKSS__COMPACT_BLOCK 8192
 #define SKSS__COMPACT_DENSE_MIN 40
+#define SKSS__COMPACT_PATIENCE 64
 
 #define BLOCK_WORDS (SKSS__COMPACT_BLOCK / 64)
 
@@ -70,13 +77,24 @@ typedef int64_t (*flag_fn)(const scan_state *s, int64_t begin, int len, uint64_t
 typedef void (*scatter_fn)(const scan_state *s, int64_t begin, int len, const uint64_t *bits,
                            int64_t first, int64_t kept);
 
+/* A block's status word, on its own cache line: STATUS_UNKNOWN, then the
+ * block's count c as -1 - c, then its inclusive prefix p >= 0 (the count of
+ * this block and all before it). */
+typedef struct block_status {
+  _Atomic int64_t word;
+  char pad[64 - sizeof(int64_t)];
+} block_status;
+#define STATUS_UNKNOWN INT64_MIN
+
 struct scan_state {
   const skss__compact_job *job;
   const void *flag_source;  /* what the flags read: the input or the mask */
   keep_test test;
   flag_fn flag;
   scatter_fn scatter;       /* NULL when only the count is wanted */
-  skss__rowsync chain;      /* tickets; block b publishes its inclusive prefix + 1 */
+  int64_t blocks;
+  _Atomic int64_t next_block; /* the ticket counter */
+  block_status *status;     /* one per block */
 };
 
 /* ---- predicates as interval tests ------------------------------------- */
@@ -412,25 +430,69 @@ static keep_test choose_test(const skss__compact_job *job) {
 
 /* ---- the pipeline ------------------------------------------------------- */
 
+/* Status words carry their whole message (a count or a prefix); nothing else
+ * is published through them, so they are relaxed atomics; the caller reads
+ * the last prefix after skss__parallel() has joined the workers. */
+static int64_t load_status(scan_state *s, int64_t block) {
+  return atomic_load_explicit(&s->status[block].word, memory_order_relaxed);
+}
+
+/* Publishes a block's count unless someone did already; returns the word now there. */
+static int64_t publish_count(scan_state *s, int64_t block, int64_t count) {
+  int64_t expected = STATUS_UNKNOWN;
+  /* relaxed CAS: only UNKNOWN may become a count, so a prefix is never overwritten. */
+  if (atomic_compare_exchange_strong_explicit(&s->status[block].word, &expected, -1 - count,
+                                              memory_order_relaxed, memory_order_relaxed))
+    return -1 - count;
+  return expected;
+}
+
+static int block_length(const scan_state *s, int64_t block) {
+  const int64_t left = s->job->n - block * SKSS__COMPACT_BLOCK;
+  return left < SKSS__COMPACT_BLOCK ? (int)left : SKSS__COMPACT_BLOCK;
+}
+
+/* Block `block`'s status word, waiting a little for its owner and then
+ * counting the block here if the owner still has not. */
+static int64_t status_or_help(scan_state *s, int64_t block) {
+  for (unsigned spins = 0; spins < SKSS__COMPACT_PATIENCE;) {
+    const int64_t word = load_status(s, block);
+    if (word != STATUS_UNKNOWN) return word;
+    /* spin-wait, bounded: the owner took its ticket first and is most likely flagging. */
+    skss__spin_pause(&spins);
+  }
+  uint64_t bits[BLOCK_WORDS];
+  const int64_t count = s->flag(s, block * SKSS__COMPACT_BLOCK, block_length(s, block), bits);
+  return publish_count(s, block, count);
+}
+
+/* The number of elements kept by the blocks before `block`. */
+static int64_t prefix_before(scan_state *s, int64_t block) {
+  int64_t sum = 0;
+  for (int64_t j = block - 1; j >= 0; j--) {
+    const int64_t word = status_or_help(s, j);
+    if (word >= 0) return sum + word;
+    sum += -1 - word;
+  }
+  return sum;
+}
+
 static void scan_worker(int worker, int workers, void *arg) {
   (void)worker;
   (void)workers;
   scan_state *s = arg;
   uint64_t bits[BLOCK_WORDS];
-  for (int64_t block; (block = skss__rowsync_ticket(&s->chain)) >= 0;) {
+  for (;;) {
+    /* relaxed: the ticket only hands out blocks; counts travel in the status words. */
+    const int64_t block = atomic_fetch_add_explicit(&s->next_block, 1, memory_order_relaxed);
+    if (block >= s->blocks) return;
     const int64_t begin = block * SKSS__COMPACT_BLOCK;
-    const int64_t left = s->job->n - begin;
-    const int len = left < SKSS__COMPACT_BLOCK ? (int)left : SKSS__COMPACT_BLOCK;
+    const int len = block_length(s, block);
     const int64_t kept = s->flag(s, begin, len, bits);
-    int64_t first = 0;
-    if (block > 0) {
-      /* spin-wait (in rowsync): block - 1's owner took its ticket before us. */
-      skss__rowsync_wait(&s->chain, block - 1, 1);
-      first = skss__rowsync_done(&s->chain, block - 1) - 1;
-    }
-    /* release (in rowsync): the prefix is published before this block scatters,
-     * so the next block need not wait for the scatter. */
-    skss__rowsync_publish(&s->chain, block, first + kept + 1);
+    if (block > 0) publish_count(s, block, kept);
+    const int64_t first = prefix_before(s, block);
+    /* relaxed (see load_status): later blocks' look-backs stop here. */
+    atomic_store_explicit(&s->status[block].word, first + kept, memory_order_relaxed);
     if (s->scatter != NULL) s->scatter(s, begin, len, bits, first, kept);
   }
 }
@@ -441,10 +503,11 @@ skss_status skss__compact_scan_cpu(skss_ctx *ctx, const skss__compact_job *job, 
     *count = 0;
     return SKSS_OK;
   }
-  void *progress = skss__scratch(ctx, skss__rowsync_bytes(blocks));
-  if (progress == NULL)
+  block_status *status = skss__scratch(ctx, (size_t)blocks * sizeof(block_status));
+  if (status == NULL)
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_compact(): no memory for %lld block counters",
                       (long long)blocks);
+  for (int64_t b = 0; b < blocks; b++) atomic_init(&status[b].word, STATUS_UNKNOWN);
   const bool mask = job->predicate == SKSS_KEEP_MASK_BYTES || job->predicate == SKSS_KEEP_MASK_BITS;
   scan_state s = {
       .job = job,
@@ -452,10 +515,12 @@ skss_status skss__compact_scan_cpu(skss_ctx *ctx, const skss__compact_job *job, 
       .test = choose_test(job),
       .flag = choose_flag(job->predicate, job->dtype),
       .scatter = choose_scatter(skss_dtype_size(job->dtype), job->values != NULL, job->indices != NULL),
+      .blocks = blocks,
+      .status = status,
   };
-  skss__rowsync_init(&s.chain, blocks, progress);
+  atomic_init(&s.next_block, 0);
   const int workers = blocks < ctx->threads ? (int)blocks : ctx->threads;
   skss__parallel(ctx, workers, scan_worker, &s);
-  *count = skss__rowsync_done(&s.chain, blocks - 1) - 1;
+  *count = load_status(&s, blocks - 1);
   return SKSS_OK;
 }
