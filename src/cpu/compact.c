@@ -34,11 +34,10 @@
  *  - masks: the bytes' != 0 flags, or the bit mask's words as they are.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <stdatomic.h>
 
 #include "compact_impl.h"
 #include "threadpool.h"
@@ -93,8 +92,11 @@ struct scan_state {
   flag_fn flag;
   scatter_fn scatter;       /* NULL when only the count is wanted */
   int64_t blocks;
-  _Atomic int64_t next_block; /* the ticket counter */
   block_status *status;     /* one per block */
+  /* the ticket counter, on its own cache line: taking a ticket must not evict
+   * the fields above from the other workers' caches */
+  _Alignas(64) _Atomic int64_t next_block;
+  char pad[64 - sizeof(int64_t)];
 };
 
 /* ---- predicates as interval tests ------------------------------------- */
