@@ -3,9 +3,11 @@
  * task array run by Single Kernel Soft Synchronization on CPU threads
  * (skss-task-arrays.md, Sections IV and V.A; rowsync.h).
  *
- * Rows are items, columns are chunks of CHUNK_CELLS capacities. Workers take
- * rows by ticket; row j computes V[.][j+1] from V[.][j] chunk by chunk in
- * increasing capacity and publishes how many chunks it has finished.
+ * Rows are items, columns are chunks of S capacities (S <= CHUNK_CELLS, a
+ * multiple of 64, smaller when the capacity is small so that every worker
+ * has several chunks). Workers take rows by ticket; row j computes V[.][j+1]
+ * from V[.][j] chunk by chunk in increasing capacity and publishes how many
+ * chunks it has finished.
  *  - Data: chunk k of row j reads V[c][j] for c in [lo_k - w_j, hi_k), all
  *    in chunks <= k of row j-1, so it waits until row j-1 has finished k+1
  *    chunks.
@@ -14,17 +16,18 @@
  *    "row -1" in buffer D-1. Before row j overwrites chunk k of its buffer,
  *    the buffer's last reader, row j-D+1 (which read it as row j-D's output),
  *    must be done with those capacities: a capacity x is read by that row's
- *    chunks up to (x + w_{j-D+1}) / CHUNK_CELLS, so row j waits until the
- *    reader has finished chunk (hi_k - 1 + w_{j-D+1}) / CHUNK_CELLS. The
- *    reader is an earlier row (ticket taken before ours), so by rowsync's
- *    argument no wait can deadlock. Row j-D, the buffer's previous writer, is
- *    past chunk k already: row j-1 is, and each row waits on its predecessor.
+ *    chunks up to (x + w_{j-D+1}) / S, so row j waits until the reader has
+ *    finished chunk (hi_k - 1 + w_{j-D+1}) / S. The reader is an earlier row
+ *    (ticket taken before ours), so by rowsync's argument no wait can
+ *    deadlock. Row j-D, the buffer's previous writer, is past chunk k
+ *    already: row j-1 is, and each row waits on its predecessor.
+ *    The ring wait almost never spins: a row finishes only after its
+ *    predecessor (its last chunk waits for theirs), so the unfinished rows
+ *    are consecutive and each is held by a worker; while row j runs, row
+ *    j-D+1 = j-workers is finished.
  *  - A row with a lower bound (knapsack_impl.h) publishes the chunks below
  *    it as done at once: nobody reads them, and since the bounds grow with j
  *    every row between j-D and j computed (and waited for) chunk k itself.
- *    Why D = workers + 1 rarely waits: a row finishes only after its
- *    predecessor has, so the unfinished rows are consecutive and each is held
- *    by a worker; while row j runs, row j-D+1 = j-workers is finished.
  *  - Decision bits of row j are written only by row j (chunks are whole
  *    64-bit words), so they need no synchronisation; the walk back runs after
  *    the parallel pass has joined.
@@ -40,8 +43,9 @@
 #include "rowsync.h"
 #include "threadpool.h"
 
-/* Tuning: capacities per task (a multiple of 64, so tasks own whole decision
- * words), rows per pass, and the fewest cells worth handing to threads. */
+/* Tuning: capacities per task (multiples of 64, so tasks own whole decision
+ * words; at least CHUNKS_PER_WORKER per worker when the capacity allows),
+ * rows per pass, and the fewest cells worth handing to threads. */
 enum {
   CHUNK_CELLS = 16384,
   MIN_CHUNK_CELLS = 2048,
@@ -83,7 +87,7 @@ static void run_row(knap_run *r, int64_t row) {
   for (int64_t k = first; k < r->chunks; k++) {
     int64_t lo = k * r->chunk, hi = lo + r->chunk <= p->cap ? lo + r->chunk : p->cap + 1;
     if (lo < low) lo = low;
-    /* wait (data): V[lo - w .. hi)[row] lie in chunks <= k of row - 1. */
+    /* wait (data): the cells [lo - w, hi) of row - 1 lie in its chunks <= k. */
     if (!wait_row(r, row - 1, k + 1)) return;
     if (reader >= 0) {
       int64_t last = (hi - 1 + p->w[reader]) / r->chunk;
