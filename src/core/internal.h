@@ -13,6 +13,10 @@
 
 #include "skss.h"
 
+#ifdef __cplusplus
+extern "C" { /* the CUDA sources (C++) call into the C core */
+#endif
+
 typedef struct skss__pool skss__pool;
 
 struct skss_ctx {
@@ -88,5 +92,9 @@ skss_status skss__check_2d(skss_ctx *ctx, const char *fn, const char *what, int6
  * backend lacks is an error. */
 skss_status skss__resolve_algorithm(skss_ctx *ctx, const char *fn, skss_op op, int requested,
                                     int *resolved);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
