@@ -405,8 +405,12 @@ typedef enum skss_compact_predicate {
   SKSS_KEEP_MASK_BITS   /* bit k%8 (LSB first) of mask[k/8]  */
 } skss_compact_predicate;
 
-/* A scalar in the data's own type: `.i` for signed integer dtypes, `.u` for
- * unsigned ones, `.f` for f64 and f32 (a f32 comparison uses (float).f). */
+/* A scalar read by the data's type: `.i` for signed integer dtypes, `.u` for
+ * unsigned ones, `.f` for f64 and f32. Integers compare exactly, also with a
+ * scalar outside the dtype's range (u8: x < 300 keeps all, x == 257 none).
+ * A f32 comparison uses (float).f, rounded to nearest (0.1 becomes
+ * 0.100000001490116..., 1e300 becomes +inf): NumPy 2's rule for a float32
+ * array and a Python float (NEP 50 weak scalars). */
 typedef union skss_scalar {
   int64_t i;
   uint64_t u;
@@ -425,7 +429,7 @@ typedef struct skss_compact_desc {
   skss_dtype dtype;
   skss_compact_predicate predicate;
   skss_scalar a, b;             /* comparison operands (see the predicates) */
-  const void *mask;             /* for MASK_BYTES / MASK_BITS; else NULL    */
+  const void *mask;             /* for MASK_BYTES / MASK_BITS; else ignored */
   skss_compact_algorithm algorithm;
 } skss_compact_desc;
 
@@ -437,8 +441,10 @@ typedef struct skss_compact_desc {
  * them to `out_values` (if not NULL, room for n elements), their indices to
  * `out_indices` (if not NULL, room for n int64), and their number to *count
  * (required). NaN compares false except for NE and NONZERO. Outputs must not
- * overlap `in`. With the CUDA backend *count may be device memory, written
- * without synchronising. */
+ * overlap `in`, the mask or each other (SKSS_ERR_INVALID_ARG); slots past
+ * *count are never written. `in` and `mask` may be NULL when n == 0. RANGE
+ * with a >= b keeps nothing. With the CUDA backend *count may be device
+ * memory, written without synchronising. */
 SKSS_API skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc,
                                   const void *in, void *out_values /* OUT, optional */,
                                   int64_t *out_indices /* OUT, optional */,

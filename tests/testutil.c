@@ -42,7 +42,7 @@ uint64_t tu_next(tu_rng *r) {
 }
 
 int64_t tu_range(tu_rng *r, int64_t lo, int64_t hi) {
-  uint64_t span = (uint64_t)(hi - lo) + 1;
+  uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
   return span == 0 ? (int64_t)tu_next(r) : lo + (int64_t)(tu_next(r) % span);
 }
 
