@@ -24,8 +24,8 @@ static uint8_t mean(uint64_t sum, uint64_t side_or_zero, uint64_t count) {
 }
 
 /* The filter by brute force: out[i][j] for a packed h x w image. */
-static void brute_force(const uint8_t *in, int64_t h, int64_t w, int64_t r, skss_boxfilter_border border,
-                        uint8_t *out) {
+static void brute_force(const uint8_t *in, int64_t h, int64_t w, int64_t r,
+                        skss_boxfilter_border border, uint8_t *out) {
   for (int64_t i = 0; i < h; i++) {
     for (int64_t j = 0; j < w; j++) {
       int64_t y0 = i > r ? i - r : 0, y1 = r >= h - i ? h : i + r + 1;
@@ -84,7 +84,8 @@ static void run_case(skss_ctx *ctx, const uint8_t *in, int64_t h, int64_t w, int
                 border == SKSS_BORDER_CLIP ? "clip" : "zero", (long long)i, (long long)j,
                 pout[(size_t)i * out_pitch + (size_t)j], expect[i * w + j]);
     for (size_t b = (size_t)w; b < out_pitch; b++)
-      if (pout[(size_t)i * out_pitch + b] != POISON) TU_FAIL("padding of row %lld written", (long long)i);
+      if (pout[(size_t)i * out_pitch + b] != POISON)
+        TU_FAIL("padding of row %lld written", (long long)i);
   }
   free(pin);
   free(pout);
@@ -92,7 +93,8 @@ static void run_case(skss_ctx *ctx, const uint8_t *in, int64_t h, int64_t w, int
 
 static void test_against_brute_force(void **state) {
   (void)state;
-  static const int64_t sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {31, 33}, {17, 5}, {64, 47}, {101, 7}};
+  static const int64_t sizes[][2] = {{1, 1},   {1, 9},  {9, 1},   {2, 3},
+                                     {31, 33}, {17, 5}, {64, 47}, {101, 7}};
   static const int64_t radii[] = {0, 1, 2, 7, 40, (int64_t)1 << 40, INT64_MAX};
   skss_ctx *ctxs[N_CONFIGS];
   for (int c = 0; c < N_CONFIGS; c++) ctxs[c] = tu_ctx(CONFIGS[c].backend, CONFIGS[c].threads);
@@ -109,7 +111,8 @@ static void test_against_brute_force(void **state) {
         for (int c = 0; c < N_CONFIGS; c++)
           for (int a = 0; a < N_ALGORITHMS; a++)
             if (skss_algorithm_supported(SKSS_OP_SAT, ALGORITHMS[a], CONFIGS[c].backend))
-              run_case(ctxs[c], in, h, w, radii[k], (skss_boxfilter_border)border, ALGORITHMS[a], expect);
+              run_case(ctxs[c], in, h, w, radii[k], (skss_boxfilter_border)border, ALGORITHMS[a],
+                       expect);
       }
     }
     free(in);
@@ -145,7 +148,9 @@ static void test_rounding_and_borders(void **state) {
 }
 
 /* Pixel (i, j) = 200 (i odd) + 55 (j % 3 == 0): window sums in closed form. */
-static uint8_t pattern(int64_t i, int64_t j) { return (uint8_t)((i % 2) * 200 + (j % 3 == 0) * 55); }
+static uint8_t pattern(int64_t i, int64_t j) {
+  return (uint8_t)((i % 2) * 200 + (j % 3 == 0) * 55);
+}
 
 static uint64_t pattern_sum(int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
   uint64_t odd_rows = (uint64_t)(y1 / 2 - y0 / 2), thirds = (uint64_t)((x1 + 2) / 3 - (x0 + 2) / 3);
@@ -193,8 +198,8 @@ static void test_wide_workspace(void **state) {
 /* ---- misuse ------------------------------------------------------------- */
 
 /* Expects `status` with a message starting "skss_boxfilter_u8()". */
-static void expect_status(skss_ctx *ctx, const skss_boxfilter_desc *d, const uint8_t *in, uint8_t *out,
-                          skss_status status, const char *needle) {
+static void expect_status(skss_ctx *ctx, const skss_boxfilter_desc *d, const uint8_t *in,
+                          uint8_t *out, skss_status status, const char *needle) {
   skss_status st = skss_boxfilter_u8(ctx, d, in, out);
   if (st != status)
     TU_FAIL("expected %s, got %s (%s)", skss_status_string(status), skss_status_string(st),
@@ -205,8 +210,8 @@ static void expect_status(skss_ctx *ctx, const skss_boxfilter_desc *d, const uin
 }
 
 /* The same, and the (readable) output must be untouched. */
-static void expect_error(skss_ctx *ctx, const skss_boxfilter_desc *d, const uint8_t *in, uint8_t *out,
-                         skss_status status, const char *needle) {
+static void expect_error(skss_ctx *ctx, const skss_boxfilter_desc *d, const uint8_t *in,
+                         uint8_t *out, skss_status status, const char *needle) {
   uint8_t before[16];
   if (out) memcpy(before, out, sizeof before);
   expect_status(ctx, d, in, out, status, needle);

@@ -26,9 +26,11 @@ typedef struct pair {
 } pair;
 
 static const pair PAIRS[] = {
-    {SKSS_DTYPE_U8, SKSS_DTYPE_U32},  {SKSS_DTYPE_U8, SKSS_DTYPE_I32},  {SKSS_DTYPE_U8, SKSS_DTYPE_F32},
-    {SKSS_DTYPE_U8, SKSS_DTYPE_F64},  {SKSS_DTYPE_I32, SKSS_DTYPE_I32}, {SKSS_DTYPE_U32, SKSS_DTYPE_U32},
-    {SKSS_DTYPE_F32, SKSS_DTYPE_F32}, {SKSS_DTYPE_F32, SKSS_DTYPE_F64}, {SKSS_DTYPE_F64, SKSS_DTYPE_F64},
+    {SKSS_DTYPE_U8, SKSS_DTYPE_U32},  {SKSS_DTYPE_U8, SKSS_DTYPE_I32},
+    {SKSS_DTYPE_U8, SKSS_DTYPE_F32},  {SKSS_DTYPE_U8, SKSS_DTYPE_F64},
+    {SKSS_DTYPE_I32, SKSS_DTYPE_I32}, {SKSS_DTYPE_U32, SKSS_DTYPE_U32},
+    {SKSS_DTYPE_F32, SKSS_DTYPE_F32}, {SKSS_DTYPE_F32, SKSS_DTYPE_F64},
+    {SKSS_DTYPE_F64, SKSS_DTYPE_F64},
 };
 #define N_PAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
 
@@ -180,13 +182,13 @@ static void check_output(const image *out, const reference *ref, pair pr, skss_s
                   ref->mod[k]);
         continue;
       }
-      long double factor = algorithm == SKSS_SAT_4R1W_CPU ? 5.0L * (ri + 1) * (rj + 1)
-                                                          : (long double)(ri + rj + 2);
+      long double factor =
+          algorithm == SKSS_SAT_4R1W_CPU ? 5.0L * (ri + 1) * (rj + 1) : (long double)(ri + rj + 2);
       long double bound = factor * u * ref->abs_sum[k] * 1.001L;
       long double err = fabsl(out_value(pr.out, p) - ref->sum[k]);
       if (!(err <= bound))
-        TU_FAIL("%s: (%lld, %lld) is off by %Lg, bound %Lg", what, (long long)ri, (long long)rj, err,
-                bound);
+        TU_FAIL("%s: (%lld, %lld) is off by %Lg, bound %Lg", what, (long long)ri, (long long)rj,
+                err, bound);
     }
   }
 }
@@ -197,8 +199,9 @@ typedef struct size2 {
   int64_t h, w;
 } size2;
 
-static const size2 SIZES[] = {{0, 0}, {0, 7}, {7, 0},    {1, 1},     {1, 37},   {37, 1},  {2, 2},  {31, 33},
-                              {32, 32}, {33, 31}, {5000, 3}, {3, 5000}, {97, 101}, {127, 129}, {7, 521}};
+static const size2 SIZES[] = {{0, 0},    {0, 7},    {7, 0},    {1, 1},     {1, 37},
+                              {37, 1},   {2, 2},    {31, 33},  {32, 32},   {33, 31},
+                              {5000, 3}, {3, 5000}, {97, 101}, {127, 129}, {7, 521}};
 #define N_SIZES ((int)(sizeof SIZES / sizeof SIZES[0]))
 
 typedef struct run_config {
@@ -243,12 +246,13 @@ static void run_one(skss_ctx *ctx, const sat_input *s, skss_sat_layout layout, b
   char what[160];
   snprintf(what, sizeof what, "%s %d thr, %s, %s:%s, %lldx%lld, %s%s",
            skss_backend_name(skss_ctx_backend(ctx)), skss_ctx_threads(ctx),
-           skss_algorithm_name(SKSS_OP_SAT, alg), skss_dtype_name(s->pr.in), skss_dtype_name(s->pr.out),
-           (long long)s->size.h, (long long)s->size.w, pad ? "padded" : "inclusive",
-           with_sq ? " +sq" : "");
-  int resolved = alg == SKSS_SAT_AUTO
-                     ? (skss_ctx_backend(ctx) == SKSS_BACKEND_CPU_REF ? SKSS_SAT_2R2W_CPU : SKSS_SAT_BANDS_CPU)
-                     : (int)alg;
+           skss_algorithm_name(SKSS_OP_SAT, alg), skss_dtype_name(s->pr.in),
+           skss_dtype_name(s->pr.out), (long long)s->size.h, (long long)s->size.w,
+           pad ? "padded" : "inclusive", with_sq ? " +sq" : "");
+  int resolved =
+      alg == SKSS_SAT_AUTO
+          ? (skss_ctx_backend(ctx) == SKSS_BACKEND_CPU_REF ? SKSS_SAT_2R2W_CPU : SKSS_SAT_BANDS_CPU)
+          : (int)alg;
   check_output(&out, &s->plain, s->pr, layout, resolved, what);
   check_padding(&out, what);
   check_padding(&sq, what);
@@ -329,7 +333,8 @@ static void test_constant_input_exact(void **state) {
 /* ---- rectangle sums ----------------------------------------------------- */
 
 /* Sum over rows [y0, y1) and columns [x0, x1) of a padded table, mod 2^32. */
-static uint32_t rect(const uint32_t *t, int64_t w1, int64_t y0, int64_t x0, int64_t y1, int64_t x1) {
+static uint32_t rect(const uint32_t *t, int64_t w1, int64_t y0, int64_t x0, int64_t y1,
+                     int64_t x1) {
   return t[y1 * w1 + x1] - t[y0 * w1 + x1] - t[y1 * w1 + x0] + t[y0 * w1 + x0];
 }
 
@@ -355,9 +360,18 @@ static void test_rectangle_sums(void **state) {
   d.in_type = d.out_type = SKSS_DTYPE_I32;
   TU_OK(ctx, skss_sat(ctx, &d, in32, t32, NULL));
   for (int k = 0; k < 2000; k++) {
-    int64_t y0 = tu_range(&r, 0, h), y1 = tu_range(&r, 0, h), x0 = tu_range(&r, 0, w), x1 = tu_range(&r, 0, w);
-    if (y0 > y1) { int64_t t = y0; y0 = y1; y1 = t; }
-    if (x0 > x1) { int64_t t = x0; x0 = x1; x1 = t; }
+    int64_t y0 = tu_range(&r, 0, h), y1 = tu_range(&r, 0, h), x0 = tu_range(&r, 0, w),
+            x1 = tu_range(&r, 0, w);
+    if (y0 > y1) {
+      int64_t t = y0;
+      y0 = y1;
+      y1 = t;
+    }
+    if (x0 > x1) {
+      int64_t t = x0;
+      x0 = x1;
+      x1 = t;
+    }
     uint64_t s8 = 0;
     uint32_t s32 = 0;
     for (int64_t i = y0; i < y1; i++)

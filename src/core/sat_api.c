@@ -20,10 +20,14 @@ typedef struct pair_row {
 } pair_row;
 
 static const pair_row PAIRS[] = {
-    {SKSS_DTYPE_U8, SKSS_DTYPE_U32, SKSS__SAT_u8_u32},   {SKSS_DTYPE_U8, SKSS_DTYPE_I32, SKSS__SAT_u8_u32},
-    {SKSS_DTYPE_U8, SKSS_DTYPE_F32, SKSS__SAT_u8_f32},   {SKSS_DTYPE_U8, SKSS_DTYPE_F64, SKSS__SAT_u8_f64},
-    {SKSS_DTYPE_I32, SKSS_DTYPE_I32, SKSS__SAT_i32_u32}, {SKSS_DTYPE_U32, SKSS_DTYPE_U32, SKSS__SAT_u32_u32},
-    {SKSS_DTYPE_F32, SKSS_DTYPE_F32, SKSS__SAT_f32_f32}, {SKSS_DTYPE_F32, SKSS_DTYPE_F64, SKSS__SAT_f32_f64},
+    {SKSS_DTYPE_U8, SKSS_DTYPE_U32, SKSS__SAT_u8_u32},
+    {SKSS_DTYPE_U8, SKSS_DTYPE_I32, SKSS__SAT_u8_u32},
+    {SKSS_DTYPE_U8, SKSS_DTYPE_F32, SKSS__SAT_u8_f32},
+    {SKSS_DTYPE_U8, SKSS_DTYPE_F64, SKSS__SAT_u8_f64},
+    {SKSS_DTYPE_I32, SKSS_DTYPE_I32, SKSS__SAT_i32_u32},
+    {SKSS_DTYPE_U32, SKSS_DTYPE_U32, SKSS__SAT_u32_u32},
+    {SKSS_DTYPE_F32, SKSS_DTYPE_F32, SKSS__SAT_f32_f32},
+    {SKSS_DTYPE_F32, SKSS_DTYPE_F64, SKSS__SAT_f32_f64},
     {SKSS_DTYPE_F64, SKSS_DTYPE_F64, SKSS__SAT_f64_f64},
 };
 
@@ -53,13 +57,14 @@ typedef struct buffer {
   int64_t rows, cols;
   size_t elem;
   int64_t pitch_arg;
-  size_t pitch;   /* resolved */
-  size_t bytes;   /* extent */
+  size_t pitch; /* resolved */
+  size_t bytes; /* extent */
 } buffer;
 
 /* Sizes, pitch, NULL and alignment of one buffer; resolves its pitch. */
 static skss_status check_buffer(skss_ctx *ctx, const char *fn, buffer *b) {
-  skss_status st = skss__check_2d(ctx, fn, b->what, b->rows, b->cols, b->elem, b->pitch_arg, &b->pitch);
+  skss_status st =
+      skss__check_2d(ctx, fn, b->what, b->rows, b->cols, b->elem, b->pitch_arg, &b->pitch);
   if (st != SKSS_OK) return st;
   b->bytes = extent(b->rows, b->cols, b->elem, b->pitch);
   if (b->ptr == NULL && b->bytes > 0)
@@ -77,7 +82,8 @@ static skss_status check_disjoint(skss_ctx *ctx, const char *fn, const buffer *a
   return SKSS_OK;
 }
 
-void skss__sat_zero_border(uint8_t *base, size_t pitch, size_t elem, int64_t height, int64_t width) {
+void skss__sat_zero_border(uint8_t *base, size_t pitch, size_t elem, int64_t height,
+                           int64_t width) {
   memset(base, 0, ((size_t)width + 1) * elem);
   for (int64_t i = 1; i <= height; i++) memset(base + (size_t)i * pitch, 0, elem);
 }
@@ -137,7 +143,8 @@ skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc, const void *in, v
   const size_t in_elem = skss_dtype_size(d.in_type), out_elem = skss_dtype_size(d.out_type);
   buffer bin = {"input", in, d.height, d.width, in_elem, d.in_pitch, 0, 0};
   buffer bout = {"output", out, d.height + pad, d.width + pad, out_elem, d.out_pitch, 0, 0};
-  buffer bsq = {"squared output", out_sq, d.height + pad, d.width + pad, out_elem, d.out_sq_pitch, 0, 0};
+  buffer bsq = {
+      "squared output", out_sq, d.height + pad, d.width + pad, out_elem, d.out_sq_pitch, 0, 0};
   st = check_sat_buffers(ctx, &bin, &bout, &bsq);
   if (st != SKSS_OK) return st;
   int alg;
@@ -153,9 +160,14 @@ skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc, const void *in, v
     if (pad) skss__sat_zero_border(targets[k], pitches[k], out_elem, d.height, d.width);
     if (d.height == 0 || d.width == 0) continue;
     const skss__sat_plane plane = {
-        .height = d.height, .width = d.width, .pair = pair->pair, .square = k == 1,
-        .in = in, .in_pitch = bin.pitch,
-        .out = targets[k] + (pad ? pitches[k] + out_elem : 0), .out_pitch = pitches[k],
+        .height = d.height,
+        .width = d.width,
+        .pair = pair->pair,
+        .square = k == 1,
+        .in = in,
+        .in_pitch = bin.pitch,
+        .out = targets[k] + (pad ? pitches[k] + out_elem : 0),
+        .out_pitch = pitches[k],
         .work = work,
     };
     skss__sat_dispatch(ctx, alg, &plane);
@@ -172,7 +184,8 @@ static magnitude summand_magnitude(skss_dtype in, bool squared) {
   switch (in) {
     case SKSS_DTYPE_U8: return squared ? (magnitude){255u * 255u, 0} : (magnitude){255u, 0};
     case SKSS_DTYPE_U32:
-      return squared ? (magnitude){(uint64_t)UINT32_MAX * UINT32_MAX, 0} : (magnitude){UINT32_MAX, 0};
+      return squared ? (magnitude){(uint64_t)UINT32_MAX * UINT32_MAX, 0}
+                     : (magnitude){UINT32_MAX, 0};
     default: /* i32 */
       return squared ? (magnitude){(uint64_t)1 << 62, 0}
                      : (magnitude){INT32_MAX, (uint64_t)1 << 31};
@@ -241,9 +254,15 @@ skss_status skss_boxfilter_u8(skss_ctx *ctx, const skss_boxfilter_desc *desc, co
   st = skss__resolve_algorithm(ctx, BOX_FN, SKSS_OP_SAT, (int)d.sat_algorithm, &alg);
   if (st != SKSS_OK) return st;
   skss__box_args args = {
-      .height = d.height, .width = d.width, .radius = d.radius,
-      .in = in, .in_pitch = bin.pitch, .out = out, .out_pitch = bout.pitch,
-      .border = d.border, .sat_algorithm = alg,
+      .height = d.height,
+      .width = d.width,
+      .radius = d.radius,
+      .in = in,
+      .in_pitch = bin.pitch,
+      .out = out,
+      .out_pitch = bout.pitch,
+      .border = d.border,
+      .sat_algorithm = alg,
   };
   return skss__boxfilter_u8(ctx, BOX_FN, &args);
 }

@@ -36,12 +36,12 @@
 
 typedef struct box_job {
   const skss__box_args *a;
-  const uint8_t *sat;     /* padded: row y holds the sums of image rows < y */
+  const uint8_t *sat; /* padded: row y holds the sums of image rows < y */
   size_t sat_pitch;
-  bool wide;              /* f64 SAT, else u32 */
-  uint8_t *sums;          /* one row of column-window sums per worker */
+  bool wide;     /* f64 SAT, else u32 */
+  uint8_t *sums; /* one row of column-window sums per worker */
   size_t sums_stride;
-  uint64_t zero_count;    /* ZERO: the divisor (2r+1)^2 */
+  uint64_t zero_count; /* ZERO: the divisor (2r+1)^2 */
 } box_job;
 
 /* floor((sum + count / 2) / count) for sum <= 255 * count and count < 2^33.
@@ -74,41 +74,42 @@ static inline void window(int64_t k, int64_t r, int64_t n, int64_t *lo, int64_t 
   *hi = r >= n - k ? n : k + r + 1;
 }
 
-#define BOX_ROW_FN(name, ws_t)                                                                  \
-  /* One pixel whose window is cut by the left or right edge. */                               \
-  static inline uint8_t box_edge_##name(const box_job *job, const ws_t *v, int64_t j,          \
-                                        uint64_t rows_in) {                                    \
-    int64_t x0, x1;                                                                            \
-    window(j, job->a->radius, job->a->width, &x0, &x1);                                        \
-    uint64_t count = job->a->border == SKSS_BORDER_CLIP ? rows_in * (uint64_t)(x1 - x0)        \
-                                                        : job->zero_count;                     \
-    return mean_##name(v[x1] - v[x0], count, 1.0 / (double)count);                             \
-  }                                                                                            \
-                                                                                               \
-  BOX_CLONES static void box_row_##name(const box_job *job, int64_t i, void *sums_row) {       \
-    const skss__box_args *a = job->a;                                                          \
-    const int64_t w = a->width, r = a->radius;                                                 \
-    int64_t y0, y1;                                                                            \
-    window(i, r, a->height, &y0, &y1);                                                         \
-    const ws_t *restrict top = ROW(const ws_t, job->sat, job->sat_pitch, y0);                  \
-    const ws_t *restrict bot = ROW(const ws_t, job->sat, job->sat_pitch, y1);                  \
-    ws_t *restrict v = sums_row;                                                               \
-    uint8_t *restrict out = a->out + (size_t)i * a->out_pitch;                                 \
-    for (int64_t x = 0; x <= w; x++) v[x] = bot[x] - top[x];                                   \
-    const uint64_t rows_in = (uint64_t)(y1 - y0);                                              \
-    /* Columns [mid_lo, mid_hi) have whole windows: x0 = j - r, x1 = j + r + 1. */             \
-    const int64_t mid_lo = r < w ? r : w, mid_hi = w - r > mid_lo ? w - r : mid_lo;            \
-    for (int64_t j = 0; j < mid_lo; j++) out[j] = box_edge_##name(job, v, j, rows_in);         \
-    if (mid_hi > mid_lo) {                                                                     \
-      const uint64_t count = a->border == SKSS_BORDER_CLIP ? rows_in * (2 * (uint64_t)r + 1)   \
-                                                           : job->zero_count;                  \
-      const double inv = 1.0 / (double)count;                                                  \
-      /* Here mid_lo = r: pixel r + k spans columns [k, 2r + 1 + k). */                         \
-      const ws_t *restrict right = v + 2 * r + 1;                                              \
-      uint8_t *restrict mid = out + mid_lo;                                                    \
-      for (int64_t k = 0; k < mid_hi - mid_lo; k++) mid[k] = mean_##name(right[k] - v[k], count, inv); \
-    }                                                                                          \
-    for (int64_t j = mid_hi; j < w; j++) out[j] = box_edge_##name(job, v, j, rows_in);         \
+#define BOX_ROW_FN(name, ws_t)                                                                \
+  /* One pixel whose window is cut by the left or right edge. */                              \
+  static inline uint8_t box_edge_##name(const box_job *job, const ws_t *v, int64_t j,         \
+                                        uint64_t rows_in) {                                   \
+    int64_t x0, x1;                                                                           \
+    window(j, job->a->radius, job->a->width, &x0, &x1);                                       \
+    uint64_t count =                                                                          \
+        job->a->border == SKSS_BORDER_CLIP ? rows_in * (uint64_t)(x1 - x0) : job->zero_count; \
+    return mean_##name(v[x1] - v[x0], count, 1.0 / (double)count);                            \
+  }                                                                                           \
+                                                                                              \
+  BOX_CLONES static void box_row_##name(const box_job *job, int64_t i, void *sums_row) {      \
+    const skss__box_args *a = job->a;                                                         \
+    const int64_t w = a->width, r = a->radius;                                                \
+    int64_t y0, y1;                                                                           \
+    window(i, r, a->height, &y0, &y1);                                                        \
+    const ws_t *restrict top = ROW(const ws_t, job->sat, job->sat_pitch, y0);                 \
+    const ws_t *restrict bot = ROW(const ws_t, job->sat, job->sat_pitch, y1);                 \
+    ws_t *restrict v = sums_row;                                                              \
+    uint8_t *restrict out = a->out + (size_t)i * a->out_pitch;                                \
+    for (int64_t x = 0; x <= w; x++) v[x] = bot[x] - top[x];                                  \
+    const uint64_t rows_in = (uint64_t)(y1 - y0);                                             \
+    /* Columns [mid_lo, mid_hi) have whole windows: x0 = j - r, x1 = j + r + 1. */            \
+    const int64_t mid_lo = r < w ? r : w, mid_hi = w - r > mid_lo ? w - r : mid_lo;           \
+    for (int64_t j = 0; j < mid_lo; j++) out[j] = box_edge_##name(job, v, j, rows_in);        \
+    if (mid_hi > mid_lo) {                                                                    \
+      const uint64_t count =                                                                  \
+          a->border == SKSS_BORDER_CLIP ? rows_in * (2 * (uint64_t)r + 1) : job->zero_count;  \
+      const double inv = 1.0 / (double)count;                                                 \
+      /* Here mid_lo = r: pixel r + k spans columns [k, 2r + 1 + k). */                       \
+      const ws_t *restrict right = v + 2 * r + 1;                                             \
+      uint8_t *restrict mid = out + mid_lo;                                                   \
+      for (int64_t k = 0; k < mid_hi - mid_lo; k++)                                           \
+        mid[k] = mean_##name(right[k] - v[k], count, inv);                                    \
+    }                                                                                         \
+    for (int64_t j = mid_hi; j < w; j++) out[j] = box_edge_##name(job, v, j, rows_in);        \
   }
 BOX_ROW_FN(narrow, uint32_t)
 BOX_ROW_FN(wide, double)
@@ -174,8 +175,8 @@ skss_status skss__boxfilter_u8(skss_ctx *ctx, const char *fn, const skss__box_ar
   if (wide && (uint64_t)a->height > ((uint64_t)1 << 53) / 255 / (uint64_t)a->width)
     return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: a %lld x %lld image can sum past 2^53", fn,
                       (long long)a->height, (long long)a->width);
-  const bool all_zero = a->border == SKSS_BORDER_ZERO &&
-                        (side > BOX_MAX_SIDE || side * side > 510 * max_area);
+  const bool all_zero =
+      a->border == SKSS_BORDER_ZERO && (side > BOX_MAX_SIDE || side * side > 510 * max_area);
   if (a->radius == 0 || all_zero) {
     fill_rows(a, a->radius == 0);
     return SKSS_OK;
@@ -192,14 +193,25 @@ skss_status skss__boxfilter_u8(skss_ctx *ctx, const char *fn, const skss__box_ar
   const size_t elem = skss__sat_acc_size(pair);
   skss__sat_zero_border(ws, l.sat_pitch, elem, a->height, a->width);
   const skss__sat_plane plane = {
-      .height = a->height, .width = a->width, .pair = pair, .square = false,
-      .in = a->in, .in_pitch = a->in_pitch,
-      .out = ws + l.sat_pitch + elem, .out_pitch = l.sat_pitch, .work = ws + l.region,
+      .height = a->height,
+      .width = a->width,
+      .pair = pair,
+      .square = false,
+      .in = a->in,
+      .in_pitch = a->in_pitch,
+      .out = ws + l.sat_pitch + elem,
+      .out_pitch = l.sat_pitch,
+      .work = ws + l.region,
   };
   skss__sat_dispatch(ctx, a->sat_algorithm, &plane);
   const box_job job = {
-      .a = a, .sat = ws, .sat_pitch = l.sat_pitch, .wide = wide,
-      .sums = ws + l.region, .sums_stride = l.sums_stride, .zero_count = side * side,
+      .a = a,
+      .sat = ws,
+      .sat_pitch = l.sat_pitch,
+      .wide = wide,
+      .sums = ws + l.region,
+      .sums_stride = l.sums_stride,
+      .zero_count = side * side,
   };
   skss__parallel(ctx, workers, box_worker, (void *)&job);
   return SKSS_OK;

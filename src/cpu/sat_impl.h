@@ -19,29 +19,29 @@
 /* The type pairs of skss.h, as (name, input C type, accumulator C type).
  * Integer outputs accumulate in uint32_t (exact modulo 2^32, no signed
  * overflow; u8:i32 and u8:u32 share one instantiation), floats in out_type. */
-#define SKSS__SAT_PAIRS(X)          \
-  X(u8_u32, uint8_t, uint32_t)      \
-  X(u8_f32, uint8_t, float)         \
-  X(u8_f64, uint8_t, double)        \
-  X(i32_u32, int32_t, uint32_t)     \
-  X(u32_u32, uint32_t, uint32_t)    \
-  X(f32_f32, float, float)          \
-  X(f32_f64, float, double)         \
+#define SKSS__SAT_PAIRS(X)       \
+  X(u8_u32, uint8_t, uint32_t)   \
+  X(u8_f32, uint8_t, float)      \
+  X(u8_f64, uint8_t, double)     \
+  X(i32_u32, int32_t, uint32_t)  \
+  X(u32_u32, uint32_t, uint32_t) \
+  X(f32_f32, float, float)       \
+  X(f32_f64, float, double)      \
   X(f64_f64, double, double)
 
 typedef enum skss__sat_pair {
 #define SKSS__SAT_PAIR_ENUM(name, in_t, acc_t) SKSS__SAT_##name,
   SKSS__SAT_PAIRS(SKSS__SAT_PAIR_ENUM)
 #undef SKSS__SAT_PAIR_ENUM
-  SKSS__SAT_PAIR_COUNT
+      SKSS__SAT_PAIR_COUNT
 } skss__sat_pair;
 
 /* The element an algorithm sums: the input converted to the accumulator
  * type, or its square computed in that type (modulo 2^32 for integers). */
-#define SKSS__SAT_LOAD_FN(name, in_t, acc_t)                                \
-  static inline acc_t skss__sat_load_##name(in_t x, bool square) {         \
-    acc_t v = (acc_t)x;                                                    \
-    return square ? v * v : v;                                             \
+#define SKSS__SAT_LOAD_FN(name, in_t, acc_t)                       \
+  static inline acc_t skss__sat_load_##name(in_t x, bool square) { \
+    acc_t v = (acc_t)x;                                            \
+    return square ? v * v : v;                                     \
   }
 SKSS__SAT_PAIRS(SKSS__SAT_LOAD_FN)
 #undef SKSS__SAT_LOAD_FN
@@ -55,9 +55,9 @@ typedef struct skss__sat_plane {
   bool square;
   const uint8_t *in;
   size_t in_pitch;
-  uint8_t *out;       /* the inclusive (0, 0) element */
+  uint8_t *out; /* the inclusive (0, 0) element */
   size_t out_pitch;
-  void *work;         /* skss__sat_work_bytes() bytes, 64-byte aligned */
+  void *work; /* skss__sat_work_bytes() bytes, 64-byte aligned */
 } skss__sat_plane;
 
 /* Bytes of one accumulator (= one output element) of a pair. */
@@ -66,16 +66,15 @@ size_t skss__sat_acc_size(skss__sat_pair pair);
 /* Scratch `algorithm` needs for a plane of this width on `ctx`. Never more
  * than the output itself plus 64 bytes per worker, so it cannot overflow
  * once the output's extent has been checked. */
-size_t skss__sat_work_bytes(const skss_ctx *ctx, int algorithm, skss__sat_pair pair,
-                            int64_t height, int64_t width);
+size_t skss__sat_work_bytes(const skss_ctx *ctx, int algorithm, skss__sat_pair pair, int64_t height,
+                            int64_t width);
 
 /* Runs a resolved algorithm on one plane (sat_api.c). */
 void skss__sat_dispatch(skss_ctx *ctx, int algorithm, const skss__sat_plane *plane);
 
 /* Writes the zero first row and column of a PADDED table of an H x W input
  * whose buffer starts at `base` (sat_api.c). */
-void skss__sat_zero_border(uint8_t *base, size_t pitch, size_t elem, int64_t height,
-                           int64_t width);
+void skss__sat_zero_border(uint8_t *base, size_t pitch, size_t elem, int64_t height, int64_t width);
 
 /* The paper's sequential algorithms (sat_ref.c). */
 void skss__sat_2r2w(const skss__sat_plane *plane);

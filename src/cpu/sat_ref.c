@@ -13,38 +13,38 @@
 
 #define ROW(type, base, pitch, i) ((type *)(void *)((base) + (size_t)(i) * (pitch)))
 
-#define SKSS__SAT_REF_FNS(name, in_t, acc_t)                                                   \
-  static void ref_2r2w_##name(const skss__sat_plane *p) {                                     \
-    const bool sq = p->square;                                                                \
-    for (int64_t i = 0; i < p->height; i++) {                                                 \
-      const in_t *a = ROW(const in_t, p->in, p->in_pitch, i);                                 \
-      acc_t *b = ROW(acc_t, p->out, p->out_pitch, i);                                         \
-      for (int64_t j = 0; j < p->width; j++) b[j] = skss__sat_load_##name(a[j], sq);          \
-      if (i == 0) continue;                                                                   \
-      const acc_t *up = ROW(const acc_t, p->out, p->out_pitch, i - 1);                        \
-      for (int64_t j = 0; j < p->width; j++) b[j] += up[j];                                   \
-    }                                                                                         \
-    for (int64_t i = 0; i < p->height; i++) {                                                 \
-      acc_t *b = ROW(acc_t, p->out, p->out_pitch, i);                                         \
-      for (int64_t j = 1; j < p->width; j++) b[j] += b[j - 1];                                \
-    }                                                                                         \
-  }                                                                                           \
-                                                                                              \
-  static void ref_4r1w_##name(const skss__sat_plane *p) {                                     \
-    const bool sq = p->square;                                                                \
-    for (int64_t i = 0; i < p->height; i++) {                                                 \
-      const in_t *a = ROW(const in_t, p->in, p->in_pitch, i);                                 \
-      acc_t *b = ROW(acc_t, p->out, p->out_pitch, i);                                         \
-      if (i == 0) {                                                                           \
-        b[0] = skss__sat_load_##name(a[0], sq);                                               \
+#define SKSS__SAT_REF_FNS(name, in_t, acc_t)                                                      \
+  static void ref_2r2w_##name(const skss__sat_plane *p) {                                         \
+    const bool sq = p->square;                                                                    \
+    for (int64_t i = 0; i < p->height; i++) {                                                     \
+      const in_t *a = ROW(const in_t, p->in, p->in_pitch, i);                                     \
+      acc_t *b = ROW(acc_t, p->out, p->out_pitch, i);                                             \
+      for (int64_t j = 0; j < p->width; j++) b[j] = skss__sat_load_##name(a[j], sq);              \
+      if (i == 0) continue;                                                                       \
+      const acc_t *up = ROW(const acc_t, p->out, p->out_pitch, i - 1);                            \
+      for (int64_t j = 0; j < p->width; j++) b[j] += up[j];                                       \
+    }                                                                                             \
+    for (int64_t i = 0; i < p->height; i++) {                                                     \
+      acc_t *b = ROW(acc_t, p->out, p->out_pitch, i);                                             \
+      for (int64_t j = 1; j < p->width; j++) b[j] += b[j - 1];                                    \
+    }                                                                                             \
+  }                                                                                               \
+                                                                                                  \
+  static void ref_4r1w_##name(const skss__sat_plane *p) {                                         \
+    const bool sq = p->square;                                                                    \
+    for (int64_t i = 0; i < p->height; i++) {                                                     \
+      const in_t *a = ROW(const in_t, p->in, p->in_pitch, i);                                     \
+      acc_t *b = ROW(acc_t, p->out, p->out_pitch, i);                                             \
+      if (i == 0) {                                                                               \
+        b[0] = skss__sat_load_##name(a[0], sq);                                                   \
         for (int64_t j = 1; j < p->width; j++) b[j] = skss__sat_load_##name(a[j], sq) + b[j - 1]; \
-        continue;                                                                             \
-      }                                                                                       \
-      const acc_t *up = ROW(const acc_t, p->out, p->out_pitch, i - 1);                        \
-      b[0] = skss__sat_load_##name(a[0], sq) + up[0];                                         \
-      for (int64_t j = 1; j < p->width; j++)                                                  \
-        b[j] = skss__sat_load_##name(a[j], sq) + b[j - 1] + up[j] - up[j - 1];                \
-    }                                                                                         \
+        continue;                                                                                 \
+      }                                                                                           \
+      const acc_t *up = ROW(const acc_t, p->out, p->out_pitch, i - 1);                            \
+      b[0] = skss__sat_load_##name(a[0], sq) + up[0];                                             \
+      for (int64_t j = 1; j < p->width; j++)                                                      \
+        b[j] = skss__sat_load_##name(a[j], sq) + b[j - 1] + up[j] - up[j - 1];                    \
+    }                                                                                             \
   }
 SKSS__SAT_PAIRS(SKSS__SAT_REF_FNS)
 #undef SKSS__SAT_REF_FNS
