@@ -52,7 +52,10 @@ static inline void prefetch_ahead(const void *p) {
 /* The 32-byte vector helpers below are static and always inlined, so no
  * vector crosses a call and GCC's note on the AVX calling convention does
  * not apply. */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Wunknown-warning-option"
+#endif
+#if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
