@@ -12,9 +12,11 @@ cmake --build "$work/build" -j "$(nproc)" >/dev/null
 cmake --install "$work/build" >/dev/null
 cmake -S examples -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/consumer" >/dev/null
-LD_LIBRARY_PATH="$work/prefix/lib" "$work/consumer/skss_quickstart" >/dev/null
-libdir=$(ls -d "$work/prefix"/lib*/pkgconfig | head -n1)
-PKG_CONFIG_PATH="$libdir" cc -std=c11 -o "$work/quickstart_pc" examples/quickstart.c \
-  $(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs --static skss)
-"$work/quickstart_pc" >/dev/null
+pcdir=$(dirname "$(find "$work/prefix" -name skss.pc | head -n1)")
+libdir=$(dirname "$pcdir")
+LD_LIBRARY_PATH="$libdir" "$work/consumer/skss_quickstart" >/dev/null
+PKG_CONFIG_PATH="$pcdir" cc -std=c11 -o "$work/quickstart_pc" examples/quickstart.c \
+  $(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs skss)
+LD_LIBRARY_PATH="$libdir" "$work/quickstart_pc" >/dev/null
+"$work/prefix/bin/skss" info >/dev/null
 echo "install-check: find_package(skss) and pkg-config consumers built and ran"
