@@ -217,8 +217,11 @@ typedef enum skss_sat_algorithm {
  * Integer outputs are exact modulo 2^32 (every backend gives the same bits;
  * rectangle sums stay right while the true rectangle sum fits the type).
  * Float outputs: |out - exact| <= (i + j + 2) * u * S(i, j) where S is the
- * sum of |in| over the rectangle and u is the unit roundoff of out_type
- * (2^-24 for f32, 2^-53 for f64). Squared sums use out_type as well. */
+ * sum of |in| (of in^2 for squared sums) over the rectangle and u is the unit
+ * roundoff of out_type (2^-24 for f32, 2^-53 for f64); 4R1W_CPU's recurrence
+ * carries each rounding error into the quadrant below it, so its bound is
+ * 5 * (i + 1) * (j + 1) * u * S(i, j). Squared sums use out_type as well.
+ * Buffer pointers and pitches must be multiples of their element size. */
 typedef struct skss_sat_desc {
   size_t size;                /* sizeof(skss_sat_desc)                      */
   int64_t height, width;      /* of the input                               */
@@ -236,14 +239,15 @@ typedef struct skss_sat_desc {
 
 /* Computes the SAT of `in` into `out` and, when `out_sq` is not NULL, the SAT
  * of the squared input into `out_sq` (same layout and type). `in` must not
- * overlap the outputs. */
+ * overlap the outputs (nor the outputs each other): SKSS_ERR_INVALID_ARG. */
 SKSS_API skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc,
                               const void *in, void *out /* OUT */,
                               void *out_sq /* OUT, optional */);
 
 /* 1 if some input of this size and type could make an output element exceed
  * the range of out_type (integers wrap modulo 2^bits; floats lose exactness
- * past 2^24 / 2^53); 0 if every element is exact. */
+ * past 2^24 / 2^53); 0 if every element is exact. Unsupported type pairs
+ * and negative sizes give 1. */
 SKSS_API int skss_sat_can_wrap(skss_dtype in_type, skss_dtype out_type,
                                int64_t height, int64_t width, int squared);
 
@@ -273,7 +277,8 @@ typedef struct skss_boxfilter_desc {
 #define SKSS_BOXFILTER_DESC_INIT \
   { sizeof(skss_boxfilter_desc), 0, 0, 1, 0, 0, SKSS_BORDER_CLIP, SKSS_SAT_AUTO }
 
-/* Mean filter of an 8-bit gray image; `in` and `out` must not overlap. */
+/* Mean filter of an 8-bit gray image; `in` and `out` must not overlap.
+ * SKSS_ERR_OVERFLOW if a window can sum past 2^32 and the image past 2^53. */
 SKSS_API skss_status skss_boxfilter_u8(skss_ctx *ctx, const skss_boxfilter_desc *desc,
                                        const uint8_t *in, uint8_t *out /* OUT */);
 
