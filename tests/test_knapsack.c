@@ -513,11 +513,12 @@ static void test_allocation_failure(void **state) {
     d.algorithm = configs[k].algorithm;
     expect_error(&f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "working memory");
     /* 2 MiB of decision bits, within max_bytes but not within the allocator. */
-    int64_t w2[] = {1 << 20, 1 << 20, 1 << 20, 1 << 20};
+    int64_t w2[] = {1 << 20, 1 << 20, 1 << 20, 1 << 20}, v2[] = {1, 2, 3, 4};
+    uint8_t taken2[4];
     d.n_items = 4;
     d.capacity = 4 << 20;
     d.value_only = 0;
-    expect_error(&f, k, &d, w2, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "use value_only mode");
+    expect_error(&f, k, &d, w2, v2, &best, taken2, SKSS_ERR_OUT_OF_MEMORY, "use value_only mode");
     skss_ctx_destroy(f.ctx[k]);
   }
 }
