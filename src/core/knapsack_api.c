@@ -9,7 +9,7 @@
  *  - the rest ("DP items") run the DP over capacities 0..C' with
  *    C' = min(C, their total weight), since V[c][j] = V[min(c, W_j)][j] for
  *    W_j the weight of the first j items, and the walk back from C' takes the
- *    same items as the walk from C (the clamped capacity stays >= W_j).
+ *    same items as the walk from C (min(c, W_{j+1}) agrees along both walks).
  * On the CPU backend each DP row also starts at the first capacity the answer
  * can depend on (the `low` bounds of knapsack_impl.h); CPU_REF computes every
  * cell, so the tests compare the two.

@@ -2,8 +2,10 @@
  * knapsack_ref.c — SKSS_KNAPSACK_DP, the sequential dynamic programme of the
  * 0-1 knapsack problem (skss-task-arrays.md, Section V.A):
  *   V[c][0] = 0;  V[c][j+1] = V[c][j] if c < w_j, else max(V[c][j], V[c-w_j][j] + v_j),
- * one item (row) after another over all capacities, in two row buffers, with
- * the decision bits V[c][j+1] != V[c][j] when reconstructing. Single-threaded.
+ * one item (row) after another over the capacities (all of them on CPU_REF,
+ * from the row's lower bound on the CPU backend, see knapsack_impl.h), in two
+ * row buffers, with the decision bits V[c][j+1] != V[c][j] when
+ * reconstructing. Single-threaded.
  *
  * Also the row kernel both DP algorithms run (skss__knap_span): plain C for
  * CPU_REF (the oracle), AVX2 or AVX-512 for the CPU backend. A kernel works
