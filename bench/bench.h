@@ -72,6 +72,7 @@ typedef struct bench_plan {
 typedef struct bench_stats {
   double median_s, min_s, p90_s;
   int runs;
+  double cores_used; /* process CPU time / wall time over the timed runs */
 } bench_stats;
 
 /* Seconds from CLOCK_MONOTONIC. */
@@ -81,7 +82,9 @@ bench_plan bench_plan_for(const bench_config *cfg);
 /* One timed call; returns 0 on success (its failure stops the timing). */
 typedef int (*bench_body)(void *arg);
 /* Runs `body` under the plan (no warm-up: the caller does it); returns the
- * body's first non-zero result, or 0 with *out filled. */
+ * body's first non-zero result, or 0 with *out filled. The process's CPU time
+ * over the runs says how many cores the body kept busy (worker threads that
+ * spin count; other processes on a shared machine do not). */
 int bench_measure(bench_body body, void *arg, const bench_plan *plan, bench_stats *out);
 /* Median, minimum and 90th percentile (nearest rank) of n > 0 samples;
  * sorts `samples` in place. */

@@ -199,6 +199,7 @@ static void write_row(json_out *w, const bench_report *rep, const bench_row *r) 
   kv_opt(w, "min_s", r->t.min_s);
   kv_opt(w, "p90_s", r->t.p90_s);
   kv_int(w, "runs", r->t.runs);
+  kv_opt(w, "cores_used", r->t.cores_used);
   kv_opt(w, "throughput", r->throughput);
   kv_str(w, "unit", c->unit);
   kv_opt(w, "bytes", r->bytes);

@@ -168,6 +168,7 @@ static void add_peer_row(bench_report *rep, const bench_json *res) {
   r->t.min_s = bench_json_number(res, "min_s", 0);
   r->t.p90_s = bench_json_number(res, "p90_s", 0);
   r->t.runs = (int)bench_json_number(res, "runs", 0);
+  r->t.cores_used = bench_json_number(res, "cores_used", 0);
   const bench_json *opt = bench_json_get(res, "optimal");
   r->optimal = opt != NULL && opt->kind == BENCH_JSON_BOOL ? (int)opt->number : -1;
   snprintf(r->check, sizeof r->check, "%s", compare_signature(c, bench_json_get(res, "signature")));

@@ -35,7 +35,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 bench_stats bench_summarize(double *samples, int n) {
-  bench_stats s = {0, 0, 0, n};
+  bench_stats s = {0, 0, 0, n, 0};
   if (n <= 0) return s;
   qsort(samples, (size_t)n, sizeof *samples, cmp_double);
   s.min_s = samples[0];
@@ -43,6 +43,12 @@ bench_stats bench_summarize(double *samples, int n) {
   int rank = (9 * n + 9) / 10; /* nearest rank: ceil(0.9 n) */
   s.p90_s = samples[rank - 1];
   return s;
+}
+
+static double process_cpu_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static int plan_done(const bench_plan *plan, int runs, double elapsed) {
@@ -57,15 +63,20 @@ int bench_measure(bench_body body, void *arg, const bench_plan *plan, bench_stat
   double *samples = malloc((size_t)cap * sizeof *samples);
   if (samples == NULL) return -1;
   int runs = 0, rc = 0;
-  double start = bench_now();
+  double start = bench_now(), cpu_start = process_cpu_seconds(), timed = 0;
   while (!plan_done(plan, runs, bench_now() - start)) {
     double t0 = bench_now();
     rc = body(arg);
     double t1 = bench_now();
     if (rc != 0) break;
     samples[runs++] = t1 - t0;
+    timed += t1 - t0;
   }
-  if (rc == 0) *out = bench_summarize(samples, runs);
+  double cpu = process_cpu_seconds() - cpu_start;
+  if (rc == 0) {
+    *out = bench_summarize(samples, runs);
+    out->cores_used = timed > 0 ? cpu / timed : 0;
+  }
   free(samples);
   return rc;
 }

@@ -99,28 +99,30 @@ class Plan:
         return runs >= self.min_runs and elapsed >= self.min_time
 
 
-def stats(samples):
+def stats(samples, cpu_s):
+    """Median, minimum, p90 (nearest rank) and the cores kept busy (CPU / wall)."""
     s = sorted(samples)
     n = len(s)
     median = s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
-    return {"median_s": median, "min_s": s[0], "p90_s": s[(9 * n + 9) // 10 - 1], "runs": n}
+    return {"median_s": median, "min_s": s[0], "p90_s": s[(9 * n + 9) // 10 - 1], "runs": n,
+            "cores_used": cpu_s / sum(s) if sum(s) > 0 else 0.0}
 
 
 def time_call(fn, plan):
     """Runs fn once (its result is returned for the signature) as the warm-up,
     then times it under the plan. A warm-up longer than the plan's limit is the
     only sample: a peer that slow is not worth a second run."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     result = fn()
     first = time.perf_counter() - t0
     if plan.repeat <= 0 and first >= plan.max_time:
-        return result, stats([first])
-    samples, start = [], time.perf_counter()
+        return result, stats([first], time.process_time() - c0)
+    samples, start, c0 = [], time.perf_counter(), time.process_time()
     while not plan.done(len(samples), time.perf_counter() - start):
         t0 = time.perf_counter()
         fn()
         samples.append(time.perf_counter() - t0)
-    return result, stats(samples)
+    return result, stats(samples, time.process_time() - c0)
 
 
 def row(spec, peer, threads=1, **fields):

@@ -244,8 +244,9 @@ static void print_header(FILE *f, const bench_config *cfg, const bench_report *r
       fprintf(f, "%s %s %s", k ? "," : ";", rep->versions[k][0], rep->versions[k][1]);
   }
   fputs("\n\n", f);
-  fprintf(f, "%-8s %-20s %-13s %-26s %-7s %3s %10s %15s %6s %6s %7s %8s\n", "prim", "case", "size",
-          "algorithm", "backend", "thr", "median ms", "throughput", "GB/s", "%copy", "vs ref", "vs peer");
+  fprintf(f, "%-8s %-20s %-13s %-26s %-7s %3s %5s %10s %15s %6s %6s %7s %8s\n", "prim", "case", "size",
+          "algorithm", "backend", "thr", "cores", "median ms", "throughput", "GB/s", "%copy", "vs ref",
+          "vs peer");
 }
 
 static const char *status_text(const bench_row *r) {
@@ -278,6 +279,7 @@ static void print_row(FILE *f, const bench_report *rep, const bench_row *r) {
   else
     format_ratio(vs_peer, sizeof vs_peer, r->speedup_peer);
   double ms = r->t.median_s * 1e3;
+  fprintf(f, "%5.1f ", r->t.cores_used);
   fprintf(f, ms < 1 ? "%10.4f" : "%10.3f", ms);
   fprintf(f, " %15s %6s %6s %7s %8s", rate, gbs, pct, vs_ref, vs_peer);
   if (r->is_peer && r->optimal == 0) fputs("  not optimal (time limit)", f);
@@ -295,9 +297,12 @@ static void print_rows(FILE *f, const bench_report *rep) {
 }
 
 static void print_footer(FILE *f, const bench_report *rep) {
-  fputs("\nvs ref: the reference algorithm's median / this median (same case); vs peer: the fastest\n"
-        "peer's median (peers with no more threads than the row) / this median; peer rows show\n"
-        "whether the peer's result agrees with ours.\n",
+  fputs("\nthr: the context's threads (sequential algorithms use one); cores: process CPU time /\n"
+        "wall time while timing (what the row kept busy); %copy: against the 1-thread copy when\n"
+        "cores < 1.5, else the multithreaded copy; vs ref: the reference algorithm's median / this\n"
+        "median (same case); vs peer: the fastest optimal peer's median (peers with no more\n"
+        "threads than the row) / this median; peer rows show whether the peer's result agrees\n"
+        "with ours. Knapsack cells are the nominal n (C + 1) per solve.\n",
         f);
   for (int k = 0; k < rep->n_notes; k++) fprintf(f, "note: %s\n", rep->notes[k]);
   if (rep->n_targets > 0) fputs("\ntargets:\n", f);
