@@ -47,7 +47,9 @@ def good_rows(doc):
 
 
 def label(r):
-    threads = f', {r["threads"]}t' if r["threads"] and r["threads"] > 1 else ""
+    """Algorithm and backend; ", Nt" when the row kept more than one core busy."""
+    busy = (r.get("cores_used") or 0) >= 1.5
+    threads = f', {r["threads"]}t' if busy and r["threads"] and r["threads"] > 1 else ""
     return f'{r["algorithm"]} ({r["backend"]}{threads})' if not r["peer"] else f'{r["algorithm"]}{threads} [peer]'
 
 
@@ -78,7 +80,8 @@ def largest(doc, indices):
     return max(indices, key=lambda i: doc["cases"][i]["x"])
 
 
-def peer_bars(ax, doc, fams, rows):
+def peer_bars(doc, fams, rows):
+    """(names, speedups, notes): the fastest skss row against the fastest peer."""
     names, values, notes = [], [], []
     for name, indices in fams.items():
         ci = largest(doc, indices)
@@ -90,10 +93,11 @@ def peer_bars(ax, doc, fams, rows):
         names.append(f'{name} {doc["cases"][ci]["size"]}')
         values.append(peer["median_s"] / best["median_s"])
         notes.append(f'{label(best)} vs {label(peer)}')
-    bars(ax, names, values, notes, "speedup: fastest skss row / fastest peer (largest size)")
+    return names, values, notes
 
 
-def reference_bars(ax, doc, fams, rows):
+def reference_bars(doc, fams, rows):
+    """(names, speedups, notes): each cpu-backend algorithm against the reference."""
     names, values, notes = [], [], []
     for name, indices in fams.items():
         ci = largest(doc, indices)
@@ -101,8 +105,8 @@ def reference_bars(ax, doc, fams, rows):
             if r["case"] == ci and not r["peer"] and r["backend"] == "cpu" and r.get("speedup_ref"):
                 names.append(f'{name} {doc["cases"][ci]["size"]}: {r["algorithm"]}')
                 values.append(r["speedup_ref"])
-                notes.append(f'{r["threads"]} threads')
-    bars(ax, names, values, notes, "speedup of the cpu backend's algorithms over the reference algorithm (cpu-ref)")
+                notes.append(f'{r.get("cores_used") or 0:.1f} cores busy')
+    return names, values, notes
 
 
 def bars(ax, names, values, notes, title):
@@ -143,19 +147,21 @@ def main():
     a = ap.parse_args()
     doc = load(a.results)
     fams, rows = families(doc), good_rows(doc)
+    vs_peer, vs_ref = peer_bars(doc, fams, rows), reference_bars(doc, fams, rows)
     cols = 4
     grid_rows = max(1, math.ceil(len(fams) / cols))
-    n_ref = sum(1 for r in rows if not r["peer"] and r["backend"] == "cpu")
-    bar_height = max(3.0, 0.22 * (len(fams) + max(n_ref, 1)))
-    fig = plt.figure(figsize=(20, 3.6 * grid_rows + 2 * bar_height + 1))
-    spec = fig.add_gridspec(grid_rows + 2, cols, height_ratios=[3.6] * grid_rows + [bar_height * 0.45, bar_height])
+    heights = [3.6] * grid_rows + [0.3 * len(vs_peer[0]) + 1.2, 0.22 * len(vs_ref[0]) + 1.2]
+    fig = plt.figure(figsize=(20, sum(heights) + 1))
+    spec = fig.add_gridspec(grid_rows + 2, cols, height_ratios=heights)
     for k, (name, indices) in enumerate(fams.items()):
         throughput_panel(fig.add_subplot(spec[k // cols, k % cols]), doc, name, indices, rows)
-    peer_bars(fig.add_subplot(spec[grid_rows, :]), doc, fams, rows)
-    reference_bars(fig.add_subplot(spec[grid_rows + 1, :]), doc, fams, rows)
+    bars(fig.add_subplot(spec[grid_rows, :]), *vs_peer,
+         "speedup: fastest skss row / fastest optimal peer (largest size of each case)")
+    bars(fig.add_subplot(spec[grid_rows + 1, :]), *vs_ref,
+         "speedup of the cpu backend's algorithms over the reference algorithm on cpu-ref (largest size)")
     fig.suptitle(title(doc), fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.98))
-    fig.savefig(a.out, dpi=90)
+    fig.savefig(a.out, dpi=90, bbox_inches="tight")
 
 
 if __name__ == "__main__":
