@@ -231,7 +231,8 @@ typedef struct bench_report {
 } bench_report;
 
 /* The whole benchmark. Returns 0, or -1 with err set when nothing could run
- * (rows that fail are recorded in the report, not returned). */
+ * (no requested backend available, out of memory); rows that fail are
+ * recorded in the report, not returned. Free the report either way. */
 int bench_run(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]);
 void bench_report_free(bench_report *rep);
 /* Appends a zeroed row; NULL when out of memory. */

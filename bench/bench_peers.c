@@ -221,11 +221,13 @@ void bench_run_peers(const bench_config *cfg, bench_report *rep) {
     rep->peers_ran = 1;
     read_answer(rep, doc);
     snprintf(rep->peers_message, BENCH_ERRLEN, "%.200s (exit status %d)", args.script, status);
+  } else if (status == 127 && len == 0) {
+    snprintf(rep->peers_message, BENCH_ERRLEN, "not run: cannot run %.200s", cfg->python);
   } else if (status >= 0) {
     snprintf(rep->peers_message, BENCH_ERRLEN, "%.60s %.100s exited with status %d%s%.60s", cfg->python,
              args.script, status, doc ? "" : "; output not JSON: ", doc ? "" : err);
   } else {
-    snprintf(rep->peers_message, BENCH_ERRLEN, "not run: %s", err);
+    snprintf(rep->peers_message, BENCH_ERRLEN, "not run: %.200s", err);
   }
   bench_json_free(doc);
   free(out);

@@ -191,7 +191,8 @@ static void run_case(const bench_config *cfg, bench_report *rep, size_t ci, skss
   if (job == NULL) {
     bench_row *r = bench_report_add_row(rep, ci);
     if (r == NULL) return;
-    snprintf(r->algorithm, sizeof r->algorithm, "%s", skss_algorithm_name(c->op, bench_reference_algorithm(c->op)));
+    const char *ref_name = skss_algorithm_name(c->op, bench_reference_algorithm(c->op));
+    snprintf(r->algorithm, sizeof r->algorithm, "%s", ref_name);
     snprintf(r->backend, sizeof r->backend, "cpu-ref");
     r->threads = 1;
     r->outcome = BENCH_ROW_FAILED;
@@ -259,12 +260,24 @@ static void probe_copy_bandwidth(const bench_config *cfg, bench_report *rep) {
   if (rep->copy_gbs_1 <= 0) add_note(rep, "copy bandwidth: buffers could not be allocated");
 }
 
+/* The contexts of the requested backends; returns how many could be made. */
+static int make_contexts(const bench_config *cfg, bench_report *rep, skss_ctx *ctxs[]) {
+  int made = 0;
+  for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++) {
+    if (cfg->backends & (1u << b)) ctxs[b] = make_context(cfg, rep, (skss_backend)b);
+    made += ctxs[b] != NULL;
+  }
+  return made;
+}
+
+static void destroy_contexts(skss_ctx *ref, skss_ctx *ctxs[]) {
+  for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++) skss_ctx_destroy(ctxs[b]);
+  skss_ctx_destroy(ref);
+}
+
 int bench_run(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]) {
   double start = bench_now();
   *rep = (bench_report){0};
-  bench_describe_machine(rep);
-  if (add_all_cases(cfg, rep, err) != 0) return -1;
-  probe_copy_bandwidth(cfg, rep);
   skss_ctx *ref = NULL, *ctxs[SKSS_BACKEND_CUDA + 1] = {NULL};
   skss_ctx_desc ref_desc = SKSS_CTX_DESC_INIT;
   ref_desc.backend = SKSS_BACKEND_CPU_REF;
@@ -273,11 +286,20 @@ int bench_run(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]
     snprintf(err, BENCH_ERRLEN, "cannot create the cpu-ref context: %s", skss_status_string(st));
     return -1;
   }
-  for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++)
-    if (cfg->backends & (1u << b)) ctxs[b] = make_context(cfg, rep, (skss_backend)b);
+  if (make_contexts(cfg, rep, ctxs) == 0) {
+    snprintf(err, BENCH_ERRLEN, "none of the requested backends can run (%.200s)",
+             rep->n_notes > 0 ? rep->notes[0] : "none requested");
+    destroy_contexts(ref, ctxs);
+    return -1;
+  }
+  bench_describe_machine(rep);
+  if (add_all_cases(cfg, rep, err) != 0) {
+    destroy_contexts(ref, ctxs);
+    return -1;
+  }
+  probe_copy_bandwidth(cfg, rep);
   for (size_t ci = 0; ci < rep->cases.count; ci++) run_case(cfg, rep, ci, ref, ctxs);
-  for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++) skss_ctx_destroy(ctxs[b]);
-  skss_ctx_destroy(ref);
+  destroy_contexts(ref, ctxs);
   if (cfg->peers)
     bench_run_peers(cfg, rep);
   else

@@ -50,7 +50,9 @@ def label(r):
     """Algorithm and backend; ", Nt" when the row kept more than one core busy."""
     busy = (r.get("cores_used") or 0) >= 1.5
     threads = f', {r["threads"]}t' if busy and r["threads"] and r["threads"] > 1 else ""
-    return f'{r["algorithm"]} ({r["backend"]}{threads})' if not r["peer"] else f'{r["algorithm"]}{threads} [peer]'
+    if r["peer"]:
+        return f'{r["algorithm"]}{threads} [peer]'
+    return f'{r["algorithm"]} ({r["backend"]}{threads})'
 
 
 def throughput_panel(ax, doc, name, indices, rows):
@@ -137,7 +139,8 @@ def title(doc):
     bw = m["copy_bandwidth"]
     return (f'skss {m["skss_version"]} ({m["git_commit"]}) on {m["cpu_model"]}, {m["cores"]} cores, '
             f'{m["date"]}; cpu backend {cfg["threads"]} threads; copy bandwidth '
-            f'{bw["gbs_1_thread"]:.1f} GB/s (1 thread), {bw["gbs_threads"]:.1f} GB/s ({bw["threads"]} threads)')
+            f'{bw["gbs_1_thread"]:.1f} GB/s (1 thread), '
+            f'{bw["gbs_threads"]:.1f} GB/s ({bw["threads"]} threads)')
 
 
 def main():

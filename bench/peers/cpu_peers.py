@@ -262,7 +262,8 @@ def compact_peers(spec, fields, a, plan):
     if what == "indices":
         return [measured(spec, "numpy nonzero", lambda: np.nonzero(data > x)[0], lambda r: signature, plan,
                          nbytes=nbytes)]
-    return [measured(spec, "numpy a[a > x]", lambda: data[data > x], lambda r: signature, plan, nbytes=nbytes)]
+    return [measured(spec, "numpy a[a > x]", lambda: data[data > x], lambda r: signature, plan,
+                     nbytes=nbytes)]
 
 
 def run_case(spec, a, plan, cache):

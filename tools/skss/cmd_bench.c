@@ -211,7 +211,10 @@ static int parse_args(int argc, char **argv, bench_cli *cli) {
 /* ---- the table ------------------------------------------------------------- */
 
 static void format_rate(char *buf, size_t len, double per_s, const char *unit) {
-  static const struct { double scale; const char *prefix; } SI[] = {{1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}};
+  static const struct {
+    double scale;
+    const char *prefix;
+  } SI[] = {{1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}};
   size_t k = 0;
   while (k + 1 < sizeof SI / sizeof SI[0] && per_s < SI[k].scale) k++;
   snprintf(buf, len, "%.1f %s%s/s", per_s / SI[k].scale, SI[k].prefix, unit);
@@ -329,7 +332,7 @@ int skss_cmd_bench(int argc, char **argv) {
   if (bench_run(&cli.cfg, &rep, err) != 0) {
     fprintf(stderr, "skss bench: %s\n", err);
     bench_report_free(&rep);
-    return EX_SOFTWARE;
+    return EX_UNAVAILABLE;
   }
   FILE *table = cli.json != NULL && strcmp(cli.json, "-") == 0 ? stderr : stdout;
   print_header(table, &cli.cfg, &rep);
