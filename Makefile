@@ -35,7 +35,9 @@ test-asan:
 	@ctest --preset asan -j $(JOBS)
 
 test-fuzz:
-	@scripts/fuzz-replay.sh 10
+	@mkdir -p build
+	@scripts/fuzz-replay.sh 10 > build/fuzz.log 2>&1 || (tail -n 60 build/fuzz.log; exit 1)
+	@tail -n 1 build/fuzz.log
 
 test-install:
 	@scripts/install-check.sh
