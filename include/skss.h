@@ -370,9 +370,14 @@ typedef enum skss_knapsack_algorithm {
 /* V[c][j] = best value of items 0..j-1 within capacity c. The chosen set is
  * defined for every backend by: walking items from last to first at the
  * current capacity c, item j is taken iff V[c][j+1] != V[c][j].
- * Reconstruction keeps n * (min(C, sum w) + 1) decision bits; when that
- * exceeds `max_bytes` (0 = 4 GiB) the call fails with SKSS_ERR_OUT_OF_MEMORY
- * and says so; value-only mode needs O(C) memory. */
+ * Items with v_j = 0 or w_j > C are never taken and items with w_j = 0 are
+ * taken iff v_j > 0, without the DP (the rule above gives the same). For
+ * each other item reconstruction keeps 64 * ceil((C' + 1) / 64) decision
+ * bits, C' = min(C, their total weight); when those bytes exceed `max_bytes`
+ * (0 = 4 GiB) the call fails with SKSS_ERR_OUT_OF_MEMORY and says how many
+ * bytes it needed. Value-only mode needs O(C') memory (threads + 1 rows of
+ * C' + 1 cells). All of it comes from the context's arena, which keeps its
+ * largest size until skss_ctx_destroy(). */
 typedef struct skss_knapsack_desc {
   size_t size;              /* sizeof(skss_knapsack_desc) */
   int64_t n_items;          /* >= 0 */
