@@ -209,7 +209,27 @@ typedef enum skss_sat_algorithm {
   /* ours (CPU): one pass per row with a running sum, 1 read + 1 write:     */
   SKSS_SAT_ROWSCAN_CPU = 3,
   /* ours (CPU): row bands on threads; band column sums first (2R1W)        */
-  SKSS_SAT_BANDS_CPU = 4
+  SKSS_SAT_BANDS_CPU = 4,
+  /* CUDA, HMM paper (sat-hmm-1r1w.md): */
+  SKSS_SAT_2R2W = 16,        /* column prefix sums, then row prefix sums     */
+  SKSS_SAT_4R4W = 17,        /* 2R2W with diagonal-arrangement transposes    */
+  SKSS_SAT_4R1W = 18,        /* formula (1), one launch per anti-diagonal    */
+  SKSS_SAT_2R1W = 19,        /* block sums, their SAT (recursive), then tiles */
+  SKSS_SAT_1R1W = 20,        /* one launch per block diagonal                */
+  SKSS_SAT_1PR_R1W = 21,     /* (1+r)R1W: 2R1W on the first and last r of the
+                                block diagonals, 1R1W between; r per size    */
+  /* CUDA, task-array paper (skss-task-arrays.md): */
+  SKSS_SAT_SKSS = 22,        /* one kernel, 32 x 32 warp tasks by row ticket */
+  SKSS_SAT_PARALLEL_FAIR = 23, /* one launch per task diagonal (baseline)    */
+  /* CUDA, register-cache paper (sat-register-cache.md), Kogge-Stone / Ladner-Fischer: */
+  SKSS_SAT_BRLT_SCANROW_KS = 24,
+  SKSS_SAT_BRLT_SCANROW_LF = 25,
+  SKSS_SAT_SCANROW_BRLT_KS = 26,
+  SKSS_SAT_SCANROW_BRLT_LF = 27,
+  SKSS_SAT_SCANROWCOLUMN_KS = 28,
+  SKSS_SAT_SCANROWCOLUMN_LF = 29,
+  /* ours (CUDA): one pass, each input read once and each output written once */
+  SKSS_SAT_ONEPASS = 30
 } skss_sat_algorithm;
 
 /* Supported (in_type, out_type) pairs: u8:u32, u8:i32, u8:f32, u8:f64,
@@ -218,9 +238,11 @@ typedef enum skss_sat_algorithm {
  * rectangle sums stay right while the true rectangle sum fits the type).
  * Float outputs: |out - exact| <= (i + j + 2) * u * S(i, j) where S is the
  * sum of |in| (of in^2 for squared sums) over the rectangle and u is the unit
- * roundoff of out_type (2^-24 for f32, 2^-53 for f64); 4R1W_CPU's recurrence
- * carries each rounding error into the quadrant below it, so its bound is
- * 5 * (i + 1) * (j + 1) * u * S(i, j). Squared sums use out_type as well.
+ * roundoff of out_type (2^-24 for f32, 2^-53 for f64). Algorithms whose
+ * carries are differences of outputs spread each rounding error into the
+ * quadrant below it: 4R1W_CPU and 4R1W meet 5 (i + 1)(j + 1) u S(i, j), and
+ * 1R1W and 1PR_R1W (per 32 x 32 tile) (70 (i/32 + 1)(j/32 + 1) + i + j + 2)
+ * u S(i, j). Squared sums use out_type as well.
  * Buffer pointers and pitches must be multiples of their element size. */
 typedef struct skss_sat_desc {
   size_t size;                /* sizeof(skss_sat_desc)                      */

@@ -7,6 +7,7 @@
 #define SKSS_BACKEND_CUDA_H
 
 #include "internal.h"
+#include "cpu/sat_impl.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,6 +19,24 @@ skss_status skss__cuda_device_info(int ordinal, skss_device_info *out);
 skss_status skss__cuda_ctx_init(skss_ctx *ctx, int device, void *stream);
 void skss__cuda_ctx_release(skss_ctx *ctx);
 skss_status skss__cuda_synchronize(skss_ctx *ctx);
+
+/* A validated SAT call for the CUDA backend: pointers may be host or device
+ * memory (src/cuda/sat/sat_dispatch.cu stages host data through the
+ * context's device arena); PADDED borders are written there too. */
+typedef struct skss__sat_call {
+  int64_t height, width; /* of the input, >= 0 */
+  skss__sat_pair pair;
+  size_t in_elem, out_elem;
+  bool padded;
+  const void *in;
+  size_t in_pitch;
+  void *out;             /* the caller's buffer (padded: its (0, 0) border corner) */
+  size_t out_pitch;
+  void *out_sq;          /* NULL: no squared sums */
+  size_t out_sq_pitch;
+} skss__sat_call;
+
+skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *call);
 
 #ifdef __cplusplus
 }

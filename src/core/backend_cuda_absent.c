@@ -20,6 +20,11 @@ skss_status skss__cuda_ctx_init(skss_ctx *ctx, int device, void *stream) {
 }
 void skss__cuda_ctx_release(skss_ctx *ctx) { (void)ctx; }
 skss_status skss__cuda_synchronize(skss_ctx *ctx) { (void)ctx; return SKSS_OK; }
+skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *call) {
+  (void)algorithm;
+  (void)call;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_sat(): this build has no CUDA backend");
+}
 
 #else
 /* Keeps ISO C happy: a translation unit must declare something. */

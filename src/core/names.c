@@ -23,6 +23,21 @@ static const alg_row SAT_ALGS[] = {
     {SKSS_SAT_4R1W_CPU, "4r1w-cpu", B_REF | B_CPU},
     {SKSS_SAT_ROWSCAN_CPU, "rowscan-cpu", B_CPU},
     {SKSS_SAT_BANDS_CPU, "bands-cpu", B_CPU},
+    {SKSS_SAT_2R2W, "2r2w", B_CUDA},
+    {SKSS_SAT_4R4W, "4r4w", B_CUDA},
+    {SKSS_SAT_4R1W, "4r1w", B_CUDA},
+    {SKSS_SAT_2R1W, "2r1w", B_CUDA},
+    {SKSS_SAT_1R1W, "1r1w", B_CUDA},
+    {SKSS_SAT_1PR_R1W, "1+r-r1w", B_CUDA},
+    {SKSS_SAT_SKSS, "skss", B_CUDA},
+    {SKSS_SAT_PARALLEL_FAIR, "parallel-fair", B_CUDA},
+    {SKSS_SAT_BRLT_SCANROW_KS, "brlt-scanrow-ks", B_CUDA},
+    {SKSS_SAT_BRLT_SCANROW_LF, "brlt-scanrow-lf", B_CUDA},
+    {SKSS_SAT_SCANROW_BRLT_KS, "scanrow-brlt-ks", B_CUDA},
+    {SKSS_SAT_SCANROW_BRLT_LF, "scanrow-brlt-lf", B_CUDA},
+    {SKSS_SAT_SCANROWCOLUMN_KS, "scanrowcolumn-ks", B_CUDA},
+    {SKSS_SAT_SCANROWCOLUMN_LF, "scanrowcolumn-lf", B_CUDA},
+    {SKSS_SAT_ONEPASS, "onepass", B_CUDA},
 };
 static const alg_row HALFTONE_ALGS[] = {
     {SKSS_HALFTONE_AUTO, "auto", B_ALL},
@@ -44,13 +59,13 @@ static const alg_row COMPACT_ALGS[] = {
 };
 
 /* What AUTO means per backend: the oracle on CPU_REF, the fastest on CPU.
- * The CUDA column is -1 until the CUDA primitives land. */
+ * The CUDA column is -1 for primitives whose CUDA kernels have not landed. */
 typedef struct auto_row {
   int cpu_ref, cpu, cuda;
 } auto_row;
 
 static const auto_row AUTOS[] = {
-    [SKSS_OP_SAT] = {SKSS_SAT_2R2W_CPU, SKSS_SAT_BANDS_CPU, -1},
+    [SKSS_OP_SAT] = {SKSS_SAT_2R2W_CPU, SKSS_SAT_BANDS_CPU, SKSS_SAT_ONEPASS},
     [SKSS_OP_HALFTONE] = {SKSS_HALFTONE_ED, SKSS_HALFTONE_TASKARRAY_CPU, -1},
     [SKSS_OP_KNAPSACK] = {SKSS_KNAPSACK_DP, SKSS_KNAPSACK_TASKARRAY_CPU, -1},
     [SKSS_OP_COMPACT] = {SKSS_COMPACT_LOOP, SKSS_COMPACT_SCAN_CPU, -1},

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "backend_cuda.h"
 #include "cpu/sat_impl.h"
 #include "internal.h"
 
@@ -150,6 +151,11 @@ skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc, const void *in, v
   int alg;
   st = skss__resolve_algorithm(ctx, SAT_FN, SKSS_OP_SAT, (int)d.algorithm, &alg);
   if (st != SKSS_OK) return st;
+  if (ctx->backend == SKSS_BACKEND_CUDA) {
+    const skss__sat_call call = {d.height, d.width, pair->pair, in_elem,  out_elem,   pad != 0,
+                                 in,       bin.pitch, out,      bout.pitch, out_sq, bsq.pitch};
+    return skss__cuda_sat(ctx, alg, &call);
+  }
   void *work = skss__scratch(ctx, skss__sat_work_bytes(ctx, alg, pair->pair, d.height, d.width));
   if (work == NULL)
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for the %s scratch", SAT_FN,
@@ -253,6 +259,8 @@ skss_status skss_boxfilter_u8(skss_ctx *ctx, const skss_boxfilter_desc *desc, co
   int alg;
   st = skss__resolve_algorithm(ctx, BOX_FN, SKSS_OP_SAT, (int)d.sat_algorithm, &alg);
   if (st != SKSS_OK) return st;
+  if (ctx->backend == SKSS_BACKEND_CUDA)
+    return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: the cuda backend has no box filter yet", BOX_FN);
   skss__box_args args = {
       .height = d.height,
       .width = d.width,

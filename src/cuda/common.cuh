@@ -33,7 +33,28 @@ static inline skss__cuda_state *skss__cuda(skss_ctx *ctx) {
                         cudaGetErrorString(skss_err_));                                \
   } while (0)
 
-/* Checks the last kernel launch (configuration errors are reported at once). */
+/* Checks the last kernel launch (configuration errors are reported at once).
+ * Define SKSS_CUDA_SYNC_EACH_LAUNCH to also synchronise after each launch,
+ * which pins an asynchronous fault on the launch that caused it. */
+#ifdef SKSS_CUDA_SYNC_EACH_LAUNCH
+#define SKSS_CUDA_CHECK_LAUNCH(ctx, fn)                                \
+  do {                                                                 \
+    SKSS_CUDA_TRY(ctx, fn, cudaGetLastError());                        \
+    SKSS_CUDA_TRY(ctx, fn, cudaStreamSynchronize(skss__cuda(ctx)->stream)); \
+  } while (0)
+#else
 #define SKSS_CUDA_CHECK_LAUNCH(ctx, fn) SKSS_CUDA_TRY(ctx, fn, cudaGetLastError())
+#endif
+
+/* Device scratch of at least `bytes` from the context's grow-only arena
+ * (256-byte aligned); valid until the next call. NULL (with the error
+ * recorded on ctx) when the device is out of memory. */
+void *skss__cuda_scratch(skss_ctx *ctx, const char *fn, size_t bytes);
+
+/* Rounds up to the arena's alignment, for carving one scratch block. */
+static inline size_t skss__cuda_align(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
+
+/* Whether the device can dereference `ptr` (device or managed memory). */
+bool skss__cuda_is_device_ptr(const void *ptr);
 
 #endif

@@ -57,6 +57,39 @@ extern "C" void skss__cuda_ctx_release(skss_ctx *ctx) {
   ctx->cuda = NULL;
 }
 
+void *skss__cuda_scratch(skss_ctx *ctx, const char *fn, size_t bytes) {
+  skss__cuda_state *st = skss__cuda(ctx);
+  if (bytes <= st->arena_bytes && st->arena != NULL) return st->arena;
+  /* Grow by half again so slowly growing workloads reallocate rarely;
+   * cudaFree waits for the device, so no queued kernel still uses it. */
+  size_t want = bytes < st->arena_bytes / 2 * 3 ? st->arena_bytes / 2 * 3 : bytes;
+  if (st->arena != NULL) cudaFree(st->arena);
+  st->arena = NULL;
+  st->arena_bytes = 0;
+  if (cudaMalloc(&st->arena, want) != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (want == bytes || cudaMalloc(&st->arena, bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      st->arena = NULL;
+      skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no device memory for %zu bytes of scratch", fn,
+                 bytes);
+      return NULL;
+    }
+    want = bytes;
+  }
+  st->arena_bytes = want;
+  return st->arena;
+}
+
+bool skss__cuda_is_device_ptr(const void *ptr) {
+  cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+    (void)cudaGetLastError(); /* an unregistered host pointer on old runtimes */
+    return false;
+  }
+  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
 extern "C" skss_status skss__cuda_synchronize(skss_ctx *ctx) {
   SKSS_CUDA_TRY(ctx, "skss_ctx_synchronize()", cudaStreamSynchronize(skss__cuda(ctx)->stream));
   return SKSS_OK;

@@ -1,0 +1,59 @@
+/*
+ * sat_cuda.cuh — the interface between the CUDA SAT dispatcher
+ * (sat_dispatch.cu: validation is done, host data staged, PADDED borders
+ * written) and the kernel families, one file each: sat_hmm.cu (HMM paper),
+ * sat_taskarray.cu (SKSS and Parallel-Fair), sat_regcache.cu (register-cache
+ * paper), sat_onepass.cu (ours). Every family computes the inclusive H x W
+ * table of a plane whose pointers are device memory, on the context's stream,
+ * asynchronously, using at most the scratch it declared.
+ */
+#ifndef SKSS_CUDA_SAT_CUH
+#define SKSS_CUDA_SAT_CUH
+
+#include "../common.cuh"
+
+/* One plane on the device: `out` is the inclusive table's (0, 0) element. */
+typedef struct skss__sat_dev_plane {
+  int64_t height, width; /* > 0 */
+  skss__sat_pair pair;
+  bool square;
+  const uint8_t *in;
+  size_t in_pitch;
+  uint8_t *out;
+  size_t out_pitch;
+} skss__sat_dev_plane;
+
+/* Each family: the device scratch it needs (bytes) and the launch(es). */
+#define SKSS__CUDA_SAT_FAMILY(fam)                                                          \
+  size_t skss__cuda_sat_##fam##_scratch(skss_ctx *ctx, int algorithm,                       \
+                                        const skss__sat_dev_plane *plane);                  \
+  skss_status skss__cuda_sat_##fam(skss_ctx *ctx, int algorithm,                            \
+                                   const skss__sat_dev_plane *plane, void *scratch);
+
+SKSS__CUDA_SAT_FAMILY(hmm)
+SKSS__CUDA_SAT_FAMILY(taskarray)
+SKSS__CUDA_SAT_FAMILY(regcache)
+SKSS__CUDA_SAT_FAMILY(onepass)
+
+/* The element a SAT sums, as the CPU backends define it (sat_impl.h):
+ * the input converted to the accumulator type, or its square in that type
+ * (modulo 2^32 for integers). */
+template <typename In, typename Acc>
+__device__ __forceinline__ Acc skss__sat_load(In x, bool square) {
+  Acc v = static_cast<Acc>(x);
+  return square ? v * v : v;
+}
+
+/* Calls F::template run<In, Acc>(args...) for the plane's type pair. */
+template <typename F, typename... Args>
+skss_status skss__sat_by_pair(skss__sat_pair pair, Args &&...args) {
+  switch (pair) {
+#define SKSS__SAT_PAIR_CASE(name, in_t, acc_t) \
+  case SKSS__SAT_##name: return F::template run<in_t, acc_t>(args...);
+    SKSS__SAT_PAIRS(SKSS__SAT_PAIR_CASE)
+#undef SKSS__SAT_PAIR_CASE
+    default: return SKSS_ERR_INTERNAL;
+  }
+}
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * tuning.h — the CUDA backend's tuning constants (block sizes, tiles, the
+ * AUTO choices): the only place they live, so retuning never edits an
+ * algorithm. Values are for sm_90 (H100/H200) and were chosen as each
+ * section's comment says.
+ */
+#ifndef SKSS_CUDA_TUNING_H
+#define SKSS_CUDA_TUNING_H
+
+/* ---- SAT: HMM paper family (sat/sat_hmm.cu) ---- */
+/* The paper's section VIII configuration: w = 32 (tiles of 32 x 32, one
+ * warp scans), 64-thread blocks for the column/row/diagonal kernels of
+ * 2R2W, 4R4W and 4R1W, one 128-thread block per tile for 2R1W and 1R1W. */
+#define SKSS_CUDA_SAT_HMM_SCAN_THREADS 64
+#define SKSS_CUDA_SAT_HMM_TILE_THREADS 128
+/* (1+r)R1W: the r minimising the run time per side sqrt(H * W), from the
+ * paper's Table II (GTX 780 Ti, f64); interpolated linearly, clamped at the
+ * ends. X(side, r). */
+#define SKSS_CUDA_SAT_HMM_R_TABLE(X) \
+  X(1024, 0.168)                     \
+  X(2048, 0.174)                     \
+  X(3072, 0.172)                     \
+  X(4096, 0.159)                     \
+  X(5120, 0.136)                     \
+  X(6144, 0.123)                     \
+  X(7168, 0.0876)                    \
+  X(8192, 0.103)                     \
+  X(10240, 0.0963)                   \
+  X(12288, 0.0710)                   \
+  X(14336, 0.0835)                   \
+  X(16384, 0.0694)                   \
+  X(18432, 0.0725)
+
+/* ---- SAT: task-array family (sat/sat_taskarray.cu) ---- */
+/* SKSS: 64-thread blocks (two warps, each its own ticket), as in the paper. */
+#define SKSS_CUDA_SAT_SKSS_THREADS 64
+/* Parallel-Fair: one warp per tile, 64-thread blocks like SKSS for a fair
+ * comparison. */
+#define SKSS_CUDA_SAT_PF_THREADS 64
+
+/* ---- SAT: register-cache family (sat/sat_regcache.cu) ---- */
+/* Warps per block of the BRLT kernels. Each warp caches a 32 x 32 tile in
+ * registers (32 accumulators per thread) and owns a 32 x 33 shared transpose
+ * buffer: 8 warps of 4-byte or 4 warps of 8-byte accumulators take 33 KiB,
+ * inside the 48 KiB of static shared memory, and leave room for several
+ * blocks per SM. (The paper ran 1024 / 512 threads on a P100 with batched
+ * buffers; untuned on sm_90 so far.) */
+#define SKSS_SAT_RC_BRLT_WARPS_4B 8
+#define SKSS_SAT_RC_BRLT_WARPS_8B 4
+/* Warps per block of ScanColumn (no transpose buffer): 16 keeps 4-byte
+ * tiles in registers; 8-byte tiles spill at 16 (128 registers), not at 8. */
+#define SKSS_SAT_RC_COLUMN_WARPS_4B 16
+#define SKSS_SAT_RC_COLUMN_WARPS_8B 8
+/* Warps (= rows in flight) per block of ScanRow. */
+#define SKSS_SAT_RC_ROW_WARPS 8
+
+/* ---- SAT: one pass, ours (sat/sat_onepass.cu) ---- */
+/* A block of WARPS warps owns a strip of WARPS * ROWS_PER_WARP rows and
+ * walks it in tiles 32 * VEC columns wide (each lane VEC adjacent columns:
+ * 16-byte loads of 32-bit inputs); 4 x 8 x 4 gives 32 x 128 tiles, 8
+ * independent row loads in flight per warp, and ~100 registers for f64. */
+#define SKSS_CUDA_SAT_ONEPASS_WARPS 4
+#define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP 8
+#define SKSS_CUDA_SAT_ONEPASS_VEC 4
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * test_sat_cuda.c — every CUDA SAT algorithm against the CPU reference:
+ * all type pairs, both layouts, with and without squared sums, awkward sizes
+ * (1 x 1, 31 x 33, primes, 1 x N, N x 1, 5000 x 3, pitched rows), host and
+ * device pointers, a caller's stream, and a stress whose strips far
+ * outnumber the resident warps (SKSS-style kernels must neither deadlock nor
+ * run a task twice). Integers must be identical; floats within the header's
+ * bound against a long double reference. Exits 77 without a GPU.
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+typedef struct pair_case {
+  skss_dtype in, out;
+} pair_case;
+
+static const pair_case PAIRS[] = {
+    {SKSS_DTYPE_U8, SKSS_DTYPE_U32},  {SKSS_DTYPE_U8, SKSS_DTYPE_I32},  {SKSS_DTYPE_U8, SKSS_DTYPE_F32},
+    {SKSS_DTYPE_U8, SKSS_DTYPE_F64},  {SKSS_DTYPE_I32, SKSS_DTYPE_I32}, {SKSS_DTYPE_U32, SKSS_DTYPE_U32},
+    {SKSS_DTYPE_F32, SKSS_DTYPE_F32}, {SKSS_DTYPE_F32, SKSS_DTYPE_F64}, {SKSS_DTYPE_F64, SKSS_DTYPE_F64},
+};
+#define N_PAIRS (sizeof PAIRS / sizeof PAIRS[0])
+
+static const int64_t SHAPES[][2] = {{1, 1},  {1, 77},  {77, 1},   {31, 33},  {32, 32},   {33, 31},
+                                    {97, 101}, {5000, 3}, {3, 5000}, {257, 131}, {1024, 1024}};
+#define N_SHAPES (sizeof SHAPES / sizeof SHAPES[0])
+#define N_SMALL_SHAPES 7 /* up to 97 x 101: what compute-sanitizer runs */
+
+/* SKSS_TEST_SMALL=1 (scripts/gpu-check under compute-sanitizer): small cases only. */
+static int small_only(void) {
+  const char *v = getenv("SKSS_TEST_SMALL");
+  return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+static int is_float(skss_dtype t) { return t == SKSS_DTYPE_F32 || t == SKSS_DTYPE_F64; }
+
+static double read_elem(const uint8_t *p, skss_dtype t) {
+  switch (t) {
+    case SKSS_DTYPE_U8: return *p;
+    case SKSS_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case SKSS_DTYPE_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
+    case SKSS_DTYPE_F32: { float v; memcpy(&v, p, 4); return v; }
+    default: { double v; memcpy(&v, p, 8); return v; }
+  }
+}
+
+static void fill_input(tu_rng *r, uint8_t *buf, size_t bytes, skss_dtype t) {
+  size_t n = bytes / skss_dtype_size(t);
+  for (size_t k = 0; k < n; k++) {
+    if (t == SKSS_DTYPE_F32) {
+      float v = (float)(tu_unit(r) * 2.0 - 0.5);
+      memcpy(buf + 4 * k, &v, 4);
+    } else if (t == SKSS_DTYPE_F64) {
+      double v = tu_unit(r) * 2.0 - 0.5;
+      memcpy(buf + 8 * k, &v, 8);
+    } else if (t == SKSS_DTYPE_U8) {
+      buf[k] = (uint8_t)tu_next(r);
+    } else {
+      uint32_t v = (uint32_t)tu_next(r);
+      memcpy(buf + 4 * k, &v, 4);
+    }
+  }
+}
+
+/* The factor of the float bound |got - exact| <= factor * u * S(i, j)
+ * (skss.h): i + j + 2, except where an algorithm's carries are differences
+ * of outputs, which spread errors as formula (1) does: per element (4R1W)
+ * or per 32 x 32 tile (1R1W and the hybrid). */
+static double bound_factor(int alg, int64_t i, int64_t j) {
+  if (alg == SKSS_SAT_4R1W) return 5.0 * (double)(i + 1) * (double)(j + 1);
+  if (alg == SKSS_SAT_1R1W || alg == SKSS_SAT_1PR_R1W)
+    return 70.0 * (double)(i / 32 + 1) * (double)(j / 32 + 1) + (double)(i + j + 2);
+  return (double)(i + j + 2);
+}
+
+/* Float check against a long double SAT, S from a SAT of |load(x)|. */
+static int check_float(const uint8_t *in, size_t in_pitch, skss_dtype tin, const uint8_t *got,
+                       size_t out_pitch, skss_dtype tout, int64_t h, int64_t w, int square, int alg,
+                       char *why, size_t why_len) {
+  long double *exact = calloc((size_t)(w + 1), sizeof(long double));
+  long double *absum = calloc((size_t)(w + 1), sizeof(long double));
+  double u = tout == SKSS_DTYPE_F32 ? 0x1p-24 : 0x1p-53;
+  int ok = 1;
+  for (int64_t i = 0; i < h && ok; i++) {
+    long double row = 0, arow = 0;
+    for (int64_t j = 0; j < w; j++) {
+      long double x = read_elem(in + (size_t)i * in_pitch + (size_t)j * skss_dtype_size(tin), tin);
+      if (tout == SKSS_DTYPE_F32 && tin != SKSS_DTYPE_F64) x = (float)x;
+      if (square) x = tout == SKSS_DTYPE_F32 ? (long double)((float)x * (float)x) : x * x;
+      row += x;
+      arow += fabsl(x);
+      exact[j + 1] += row;
+      absum[j + 1] += arow;
+      double g = read_elem(got + (size_t)i * out_pitch + (size_t)j * skss_dtype_size(tout), tout);
+      double factor = bound_factor(alg, i, j);
+      if (fabsl((long double)g - exact[j + 1]) > factor * u * absum[j + 1] + 1e-300) {
+        snprintf(why, why_len, "(%lld, %lld): got %.17g, exact %.17Lg, bound %.3g", (long long)i,
+                 (long long)j, g, exact[j + 1], factor * u * (double)absum[j + 1]);
+        ok = 0;
+        break;
+      }
+    }
+  }
+  free(exact);
+  free(absum);
+  return ok;
+}
+
+typedef struct run_spec {
+  int alg;
+  pair_case pair;
+  int64_t h, w;
+  skss_sat_layout layout;
+  int squared, device_ptrs;
+  int64_t in_pad, out_pad; /* extra bytes per row (multiples of the element size) */
+} run_spec;
+
+static void run_one(skss_ctx *cuda, skss_ctx *ref, tu_rng *r, const run_spec *s) {
+  const size_t ie = skss_dtype_size(s->pair.in), oe = skss_dtype_size(s->pair.out);
+  const int64_t pad = s->layout == SKSS_SAT_PADDED;
+  const size_t in_pitch = (size_t)s->w * ie + (size_t)s->in_pad;
+  const size_t out_pitch = (size_t)(s->w + pad) * oe + (size_t)s->out_pad;
+  const size_t in_bytes = (size_t)s->h * in_pitch, out_bytes = (size_t)(s->h + pad) * out_pitch;
+  uint8_t *in = malloc(in_bytes), *want = malloc(out_bytes), *want_sq = malloc(out_bytes);
+  uint8_t *got = malloc(out_bytes), *got_sq = malloc(out_bytes);
+  fill_input(r, in, in_bytes, s->pair.in);
+  memset(want, 0xA5, out_bytes);
+  memset(want_sq, 0xA5, out_bytes);
+  memset(got, 0xA5, out_bytes);
+  memset(got_sq, 0xA5, out_bytes);
+  skss_sat_desc d = SKSS_SAT_DESC_INIT;
+  d.height = s->h;
+  d.width = s->w;
+  d.in_type = s->pair.in;
+  d.out_type = s->pair.out;
+  d.in_pitch = (int64_t)in_pitch;
+  d.out_pitch = d.out_sq_pitch = (int64_t)out_pitch;
+  d.layout = s->layout;
+  TU_OK(ref, skss_sat(ref, &d, in, want, s->squared ? want_sq : NULL));
+  d.algorithm = (skss_sat_algorithm)s->alg;
+  if (s->device_ptrs) {
+    void *din, *dout, *dsq;
+    assert_int_equal(cudaMalloc(&din, in_bytes), cudaSuccess);
+    assert_int_equal(cudaMalloc(&dout, out_bytes), cudaSuccess);
+    assert_int_equal(cudaMalloc(&dsq, out_bytes), cudaSuccess);
+    cudaMemcpy(din, in, in_bytes, cudaMemcpyHostToDevice);
+    cudaMemcpy(dout, got, out_bytes, cudaMemcpyHostToDevice);
+    cudaMemcpy(dsq, got_sq, out_bytes, cudaMemcpyHostToDevice);
+    TU_OK(cuda, skss_sat(cuda, &d, din, dout, s->squared ? dsq : NULL));
+    TU_OK(cuda, skss_ctx_synchronize(cuda));
+    cudaMemcpy(got, dout, out_bytes, cudaMemcpyDeviceToHost);
+    cudaMemcpy(got_sq, dsq, out_bytes, cudaMemcpyDeviceToHost);
+    cudaFree(din);
+    cudaFree(dout);
+    cudaFree(dsq);
+  } else {
+    TU_OK(cuda, skss_sat(cuda, &d, in, got, s->squared ? got_sq : NULL));
+  }
+  const char *name = skss_algorithm_name(SKSS_OP_SAT, s->alg);
+  for (int k = 0; k < 1 + s->squared; k++) {
+    const uint8_t *w = k ? want_sq : want, *g = k ? got_sq : got;
+    int ok;
+    char why[256] = "";
+    if (!is_float(s->pair.out)) {
+      ok = memcmp(w, g, out_bytes) == 0;
+      if (!ok) {
+        size_t first = 0;
+        while (w[first] == g[first]) first++;
+        snprintf(why, sizeof why, "first differing byte %zu (row %zu)", first, first / out_pitch);
+      }
+    } else {
+      /* padding and border bytes identical, the table within the bound */
+      ok = check_float(in, in_pitch, s->pair.in, g + pad * (out_pitch + oe), out_pitch, s->pair.out,
+                       s->h, s->w, k, s->alg, why, sizeof why);
+      for (int64_t i = 0; ok && i < s->h + pad; i++) {
+        size_t row = (size_t)i * out_pitch;
+        if (pad && memcmp(w + row, g + row, oe) != 0) ok = 0;
+        if (memcmp(w + row + (size_t)(s->w + pad) * oe, g + row + (size_t)(s->w + pad) * oe,
+                   (size_t)s->out_pad) != 0)
+          ok = 0;
+      }
+      if (ok && pad && memcmp(w, g, (size_t)(s->w + 1) * oe) != 0) ok = 0;
+      if (!ok && why[0] == '\0') snprintf(why, sizeof why, "border or padding bytes differ");
+    }
+    if (!ok)
+      TU_FAIL("%s %s:%s %lldx%lld %s%s%s pads %lld/%lld: %s", name, skss_dtype_name(s->pair.in),
+              skss_dtype_name(s->pair.out), (long long)s->h, (long long)s->w,
+              pad ? "padded" : "inclusive", k ? " squared" : "", s->device_ptrs ? " device" : " host",
+              (long long)s->in_pad, (long long)s->out_pad, why);
+  }
+  free(in);
+  free(want);
+  free(want_sq);
+  free(got);
+  free(got_sq);
+}
+
+static void test_every_algorithm_pair_layout_and_size(void **state) {
+  (void)state;
+  skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
+  tu_rng r;
+  tu_rng_init(&r, tu_seed());
+  for (int alg = 1; alg < 64; alg++) {
+    if (!skss_algorithm_supported(SKSS_OP_SAT, alg, SKSS_BACKEND_CUDA)) continue;
+    for (size_t p = 0; p < N_PAIRS; p++) {
+      for (size_t s = 0; s < (small_only() ? N_SMALL_SHAPES : N_SHAPES); s++) {
+        run_spec spec = {alg, PAIRS[p], SHAPES[s][0], SHAPES[s][1], SKSS_SAT_INCLUSIVE, 0, 0, 0, 0};
+        spec.layout = (s % 2) ? SKSS_SAT_PADDED : SKSS_SAT_INCLUSIVE;
+        spec.squared = (int)((s + p) % 3 == 0);
+        spec.device_ptrs = (int)((s + p) % 2);
+        if (s % 4 == 1) {
+          spec.in_pad = (int64_t)skss_dtype_size(PAIRS[p].in) * 3;
+          spec.out_pad = (int64_t)skss_dtype_size(PAIRS[p].out) * 5;
+        }
+        run_one(cuda, ref, &r, &spec);
+      }
+    }
+  }
+  skss_ctx_destroy(cuda);
+  skss_ctx_destroy(ref);
+}
+
+static void test_callers_stream_and_auto(void **state) {
+  (void)state;
+  cudaStream_t stream;
+  assert_int_equal(cudaStreamCreate(&stream), cudaSuccess);
+  skss_ctx_desc desc = SKSS_CTX_DESC_INIT;
+  desc.backend = SKSS_BACKEND_CUDA;
+  desc.cuda_stream = stream;
+  skss_ctx *cuda = NULL;
+  assert_int_equal(skss_ctx_create(&desc, &cuda), SKSS_OK);
+  skss_ctx *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 1);
+  run_spec spec = {SKSS_SAT_AUTO, PAIRS[0], 333, 517, SKSS_SAT_PADDED, 1, 1, 0, 0};
+  run_one(cuda, ref, &r, &spec);
+  spec.device_ptrs = 0;
+  spec.pair = PAIRS[6];
+  run_one(cuda, ref, &r, &spec);
+  skss_ctx_destroy(cuda);
+  skss_ctx_destroy(ref);
+  cudaStreamDestroy(stream);
+}
+
+static void test_empty_inputs_write_the_padded_border(void **state) {
+  (void)state;
+  skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0);
+  uint32_t out[8];
+  memset(out, 0xA5, sizeof out);
+  skss_sat_desc d = SKSS_SAT_DESC_INIT;
+  d.height = 0;
+  d.width = 3;
+  d.layout = SKSS_SAT_PADDED;
+  TU_OK(cuda, skss_sat(cuda, &d, NULL, out, NULL));
+  for (int k = 0; k < 4; k++) assert_int_equal(out[k], 0);
+  assert_int_equal(out[4], 0xA5A5A5A5u);
+  skss_ctx_destroy(cuda);
+}
+
+/* Strips of 32 rows far outnumber the resident warps (about 8.4K on an H100). */
+static void test_stress_more_strips_than_resident_warps(void **state) {
+  (void)state;
+  if (small_only()) skip();
+  skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU, 0);
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 2);
+  const int algs[] = {SKSS_SAT_SKSS, SKSS_SAT_ONEPASS};
+  for (int a = 0; a < 2; a++) {
+    if (!skss_algorithm_supported(SKSS_OP_SAT, algs[a], SKSS_BACKEND_CUDA)) continue;
+    for (int rep = 0; rep < 3; rep++) {
+      run_spec spec = {algs[a], PAIRS[0], 32 * 20000 + 7, 45, SKSS_SAT_INCLUSIVE, 0, 1, 0, 0};
+      run_one(cuda, ref, &r, &spec);
+    }
+  }
+  skss_ctx_destroy(cuda);
+  skss_ctx_destroy(ref);
+}
+
+int main(void) {
+  if (!skss_backend_built(SKSS_BACKEND_CUDA) || skss_device_count() == 0) {
+    printf("no CUDA backend or no GPU: skipped\n");
+    return 77;
+  }
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_algorithm_pair_layout_and_size),
+      cmocka_unit_test(test_callers_stream_and_auto),
+      cmocka_unit_test(test_empty_inputs_write_the_padded_border),
+      cmocka_unit_test(test_stress_more_strips_than_resident_warps),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
