@@ -38,6 +38,10 @@ typedef struct skss__sat_call {
 
 skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *call);
 
+/* skss_boxfilter_u8() on the CUDA backend (src/cuda/boxfilter.cu): a
+ * validated call whose pointers may be host or device memory. */
+skss_status skss__cuda_boxfilter_u8(skss_ctx *ctx, const skss__box_args *args);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,11 @@ skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *c
   (void)call;
   return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_sat(): this build has no CUDA backend");
 }
+skss_status skss__cuda_boxfilter_u8(skss_ctx *ctx, const skss__box_args *args) {
+  (void)args;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED,
+                    "skss_boxfilter_u8(): this build has no CUDA backend");
+}
 
 #else
 /* Keeps ISO C happy: a translation unit must declare something. */

@@ -259,9 +259,7 @@ skss_status skss_boxfilter_u8(skss_ctx *ctx, const skss_boxfilter_desc *desc, co
   int alg;
   st = skss__resolve_algorithm(ctx, BOX_FN, SKSS_OP_SAT, (int)d.sat_algorithm, &alg);
   if (st != SKSS_OK) return st;
-  if (ctx->backend == SKSS_BACKEND_CUDA)
-    return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: the cuda backend has no box filter yet", BOX_FN);
-  skss__box_args args = {
+  const skss__box_args args = {
       .height = d.height,
       .width = d.width,
       .radius = d.radius,
@@ -272,5 +270,6 @@ skss_status skss_boxfilter_u8(skss_ctx *ctx, const skss_boxfilter_desc *desc, co
       .border = d.border,
       .sat_algorithm = alg,
   };
+  if (ctx->backend == SKSS_BACKEND_CUDA) return skss__cuda_boxfilter_u8(ctx, &args);
   return skss__boxfilter_u8(ctx, BOX_FN, &args);
 }

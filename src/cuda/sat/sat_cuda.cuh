@@ -35,6 +35,14 @@ SKSS__CUDA_SAT_FAMILY(taskarray)
 SKSS__CUDA_SAT_FAMILY(regcache)
 SKSS__CUDA_SAT_FAMILY(onepass)
 
+/* The dispatcher's routing for callers that compute a SAT inside their own
+ * work (the box filter): the scratch `algorithm` needs for a plane, and one
+ * run of its family on device pointers (sat_dispatch.cu). */
+size_t skss__cuda_sat_plane_scratch(skss_ctx *ctx, int algorithm,
+                                    const skss__sat_dev_plane *plane);
+skss_status skss__cuda_sat_plane(skss_ctx *ctx, int algorithm, const skss__sat_dev_plane *plane,
+                                 void *scratch);
+
 /* The element a SAT sums, as the CPU backends define it (sat_impl.h):
  * the input converted to the accumulator type, or its square in that type
  * (modulo 2^32 for integers). */

@@ -43,6 +43,20 @@ static bool find_family(int algorithm, family *f) {
   }
 }
 
+size_t skss__cuda_sat_plane_scratch(skss_ctx *ctx, int algorithm,
+                                    const skss__sat_dev_plane *plane) {
+  family fam;
+  return find_family(algorithm, &fam) ? fam.scratch(ctx, algorithm, plane) : 0;
+}
+
+skss_status skss__cuda_sat_plane(skss_ctx *ctx, int algorithm, const skss__sat_dev_plane *plane,
+                                 void *scratch) {
+  family fam;
+  if (!find_family(algorithm, &fam))
+    return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: no CUDA family for algorithm %d", FN, algorithm);
+  return fam.run(ctx, algorithm, plane, scratch);
+}
+
 /* One caller buffer and where the kernels see it. */
 typedef struct staged {
   void *user;        /* the caller's pointer */
