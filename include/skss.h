@@ -111,7 +111,8 @@ typedef struct skss_ctx_desc {
   skss_backend backend;           /* which backend runs the primitives        */
   int device;                     /* CUDA device ordinal (CUDA backend only)  */
   int threads;                    /* CPU threads; 0 = number of online CPUs   */
-  void *cuda_stream;              /* cudaStream_t to run on; NULL = own stream */
+  void *cuda_stream;              /* cudaStream_t to run on; NULL = own (blocking)
+                                     stream, ordered after the legacy default stream */
   const skss_allocator *allocator; /* NULL = malloc/free; copied at create    */
 } skss_ctx_desc;
 

@@ -42,7 +42,9 @@ extern "C" skss_status skss__cuda_ctx_init(skss_ctx *ctx, int device, void *stre
   if (stream != NULL) {
     st->stream = static_cast<cudaStream_t>(stream);
   } else {
-    SKSS_CUDA_TRY(ctx, fn, cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking));
+    /* A blocking stream: it orders after work the caller queued on the
+     * legacy default stream (e.g. a plain cudaMemcpy of the input). */
+    SKSS_CUDA_TRY(ctx, fn, cudaStreamCreate(&st->stream));
     st->owns_stream = true;
   }
   return SKSS_OK;

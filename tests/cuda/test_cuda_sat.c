@@ -151,6 +151,8 @@ static void run_one(skss_ctx *cuda, skss_ctx *ref, tu_rng *r, const run_spec *s)
     cudaMemcpy(din, in, in_bytes, cudaMemcpyHostToDevice);
     cudaMemcpy(dout, got, out_bytes, cudaMemcpyHostToDevice);
     cudaMemcpy(dsq, got_sq, out_bytes, cudaMemcpyHostToDevice);
+    /* pageable copies may still be in flight; a caller's stream need not wait */
+    assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
     TU_OK(cuda, skss_sat(cuda, &d, din, dout, s->squared ? dsq : NULL));
     TU_OK(cuda, skss_ctx_synchronize(cuda));
     cudaMemcpy(got, dout, out_bytes, cudaMemcpyDeviceToHost);
