@@ -1,7 +1,8 @@
 /*
  * bench.h — the engine behind `skss bench`: benchmark cases per primitive,
- * seeded inputs, timing with medians, the host copy-bandwidth probe, the
- * Python peers (bench/peers/cpu_peers.py) and the JSON report.
+ * seeded inputs, timing with medians, the host and device copy-bandwidth
+ * probes, the Python peers (bench/peers/cpu_peers.py, gpu_peers.py), the
+ * in-process GPU peers (CUB, NPP) and the JSON report.
  *
  * A run is: probe the copy bandwidth; for every case (primitive x variant x
  * size) make the inputs, compute the CPU_REF reference once, then for every
@@ -11,6 +12,13 @@
  * a subprocess, and the report relates every row to the reference
  * algorithm, the best peer and the copy bandwidth. The CLI front end
  * (tools/skss/cmd_bench.c) only parses arguments and prints.
+ *
+ * When the cuda backend runs (a GPU run), primitives with device operations
+ * (SAT) keep their inputs, outputs and reference on the device: cuda rows
+ * call the library on device pointers, are checked against the device copy
+ * of the reference and timed with CUDA events (bench_cuda.cu), the cases are
+ * the GPU suites' (bench_sat.c), and the peers are gpu_peers.py's plus CUB
+ * and NPP in process.
  */
 #ifndef SKSS_BENCH_H
 #define SKSS_BENCH_H
@@ -21,10 +29,14 @@
 
 #include "skss.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define BENCH_ERRLEN 256
 #define BENCH_MAX_SIZES 16
 #define BENCH_MAX_VERSIONS 8
-#define BENCH_MAX_TARGETS 8
+#define BENCH_MAX_TARGETS 16
 
 /* ---- configuration -------------------------------------------------------- */
 
@@ -33,7 +45,9 @@ enum {
   BENCH_SUITE_HALFTONE = 1u << SKSS_OP_HALFTONE,
   BENCH_SUITE_KNAPSACK = 1u << SKSS_OP_KNAPSACK,
   BENCH_SUITE_COMPACT = 1u << SKSS_OP_COMPACT,
-  BENCH_SUITE_ALL = BENCH_SUITE_SAT | BENCH_SUITE_HALFTONE | BENCH_SUITE_KNAPSACK | BENCH_SUITE_COMPACT
+  BENCH_SUITE_ALL = BENCH_SUITE_SAT | BENCH_SUITE_HALFTONE | BENCH_SUITE_KNAPSACK | BENCH_SUITE_COMPACT,
+  /* The SAT papers' tables on the GPU (not part of "all": name it). */
+  BENCH_SUITE_SAT_PAPERS = 1u << (SKSS_OP_COMPACT + 1)
 };
 
 /* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
@@ -55,6 +69,7 @@ typedef struct bench_config {
   const char *peers_dir;     /* NULL = $SKSS_PEERS_DIR, then the source tree */
   uint64_t seed;
   FILE *progress;            /* one line per row while running; NULL = quiet */
+  int gpu;                   /* set by bench_run: the cuda backend runs on a device */
 } bench_config;
 
 void bench_config_defaults(bench_config *cfg);
@@ -81,6 +96,11 @@ double bench_now(void);
 bench_plan bench_plan_for(const bench_config *cfg);
 /* One timed call; returns 0 on success (its failure stops the timing). */
 typedef int (*bench_body)(void *arg);
+/* The plan of GPU rows (timed with CUDA events): at least 10 runs and 0.1 s,
+ * stop at 2 s, at most 1000 runs (--quick: 3 runs, 0.01 s, stop at 0.5 s). */
+bench_plan bench_gpu_plan_for(const bench_config *cfg);
+/* Whether a plan is met after `runs` runs and `elapsed` wall seconds. */
+int bench_plan_done(const bench_plan *plan, int runs, double elapsed);
 /* Runs `body` under the plan (no warm-up: the caller does it); returns the
  * body's first non-zero result, or 0 with *out filled. The process's CPU time
  * over the runs says how many cores the body kept busy (worker threads that
@@ -103,6 +123,8 @@ uint64_t bench_hash(uint64_t seed, uint64_t k);
 void bench_fill_image_u8(uint8_t *px, int64_t height, int64_t width, uint64_t seed);
 /* Floats uniform in [0, 1) with 24 random bits each. */
 void bench_fill_unit_f32(float *out, int64_t n, uint64_t seed);
+/* Doubles uniform in [0, 1) with 53 random bits each. */
+void bench_fill_unit_f64(double *out, int64_t n, uint64_t seed);
 /* Integers uniform over all of int32. */
 void bench_fill_i32(int32_t *out, int64_t n, uint64_t seed);
 
@@ -118,6 +140,14 @@ typedef struct bench_case {
   const char *unit;   /* "px", "cell" or "elem" */
   double signature[2]; /* of the reference result; peers report the same */
   int has_signature;
+  /* GPU suites (bench_sat.c). Algorithm sets are bit (1 << id) masks. */
+  char table[48];     /* the paper table the case reproduces; "" = none */
+  uint32_t algorithms; /* the algorithms timed on this case; 0 = every one */
+  uint32_t paper;     /* the table's algorithms from the paper (speedup_paper) */
+  int no_peers;       /* the case gets no peers */
+  int time_reference; /* time the reference on cpu-ref even when that backend is not run */
+  int r_sweep;        /* also time (1+r)R1W at each r of BENCH_R_SWEEP */
+  double ref_s;       /* seconds of the reference's one call in prepare */
   union {
     struct { int64_t height, width; skss_dtype in, out; skss_sat_layout layout; } sat;
     struct { int64_t height, width; skss_dither_kernel kernel; } halftone;
@@ -134,6 +164,24 @@ typedef struct bench_cases {
 /* Appends a zeroed case of primitive `op`; NULL when out of memory. */
 bench_case *bench_cases_add(bench_cases *list, skss_op op);
 
+typedef struct bench_gpu bench_gpu;
+struct bench_report;
+
+/* A primitive's cuda rows on device buffers (bench_sat.c, CUDA builds).
+ * `upload` makes device copies of the inputs and of the reference and
+ * device outputs (once per case); `run` is one asynchronous call on them;
+ * `poison` fills the device outputs with 0xA5; `check` waits for the device
+ * and compares its outputs with the device reference under the algorithm's
+ * bound; `peers` times the in-process GPU peers (CUB, NPP) on the same
+ * buffers and appends their rows. The job's `release` frees the buffers. */
+typedef struct bench_device_ops {
+  int (*upload)(void *job, bench_gpu *gpu, char err[BENCH_ERRLEN]);
+  skss_status (*run)(void *job, skss_ctx *ctx, int algorithm);
+  int (*poison)(void *job, char err[BENCH_ERRLEN]);
+  int (*check)(void *job, int algorithm, char err[BENCH_ERRLEN]);
+  void (*peers)(void *job, const bench_config *cfg, struct bench_report *rep, size_t case_index);
+} bench_device_ops;
+
 /* What the driver needs from each primitive (bench_<primitive>.c). `prepare`
  * makes the inputs, outputs and the CPU_REF reference (and the case's
  * signature); `run` is the timed call; `poison` fills the outputs with 0xA5;
@@ -149,6 +197,7 @@ typedef struct bench_primitive {
   int (*check)(const void *job, char err[BENCH_ERRLEN]);
   double (*bytes)(const void *job);
   void (*release)(void *job);
+  const bench_device_ops *device; /* NULL: cuda rows run on the host buffers */
 } bench_primitive;
 
 extern const bench_primitive bench_sat;
@@ -181,6 +230,9 @@ typedef enum bench_outcome {
 typedef struct bench_row {
   size_t case_index;
   char algorithm[40];    /* ours: the algorithm's name; peers: the peer's */
+  int algorithm_id;      /* ours: the skss_<op>_algorithm value */
+  double param;          /* (1+r)R1W sweep: r; 0 = the library's own choice */
+  int on_gpu;            /* timed on the device (cuda rows, GPU peers) */
   char backend[16];      /* "cpu-ref", "cpu", "cuda" or "peer" */
   int threads;
   int is_peer;
@@ -194,6 +246,8 @@ typedef struct bench_row {
   double speedup_ref;    /* reference median / this median; 0 = none */
   double speedup_peer;   /* best comparable peer median / this median; 0 = none */
   char peer_name[40];    /* which peer speedup_peer is against */
+  double speedup_paper;  /* GPU tables: the fastest of the paper's algorithms / this */
+  char paper_name[40];   /* which algorithm speedup_paper is against */
   int optimal;           /* knapsack peers: 1 optimal, 0 not, -1 n/a */
   char check[12];        /* peers: "agrees", "differs" or "n/a" */
 } bench_row;
@@ -202,7 +256,8 @@ typedef struct bench_target {
   char what[160];
   double value;          /* 0 = could not be measured */
   double goal;           /* 0 = no stated goal */
-  const char *unit;      /* "x" or "G cell/s/core" */
+  const char *unit;      /* "x", "G cell/s/core", "% copy" or "us" */
+  int at_most;           /* the goal is an upper bound (times) */
 } bench_target;
 
 typedef struct bench_report {
@@ -228,6 +283,14 @@ typedef struct bench_report {
   char notes[4][BENCH_ERRLEN]; /* e.g. a backend that is not available */
   int n_notes;
   double total_s;
+  /* GPU runs: the device and its copy bandwidth (cudaMemcpyAsync D2D). */
+  char gpu_name[128];
+  char gpu_driver[32];
+  char cuda_runtime[16];
+  int gpu_sms;
+  double gpu_memory_gib;
+  double copy_gbs_gpu;
+  size_t copy_gpu_bytes;
 } bench_report;
 
 /* The whole benchmark. Returns 0, or -1 with err set when nothing could run
@@ -289,5 +352,82 @@ const bench_json *bench_json_get(const bench_json *obj, const char *key);
 /* Typed accessors with a fallback when the member is missing or mistyped. */
 double bench_json_number(const bench_json *obj, const char *key, double fallback);
 const char *bench_json_string(const bench_json *obj, const char *key, const char *fallback);
+
+/* ---- CUDA (bench_cuda.cu; only in builds with SKSS_BENCH_CUDA) ------------ */
+
+/* (1+r)R1W's r values the HMM table sweeps. */
+#define BENCH_R_SWEEP {0.05, 0.1, 0.15, 0.2, 0.3}
+
+/* The device of a GPU run (device 0): the stream every CUDA context of the
+ * run is created on, and the events that time it. */
+int bench_gpu_open(bench_gpu **out, char err[BENCH_ERRLEN]);
+void bench_gpu_close(bench_gpu *gpu);
+void *bench_gpu_stream(bench_gpu *gpu);
+/* GPU name, driver, CUDA runtime, SMs and memory into the report. */
+void bench_gpu_describe(bench_gpu *gpu, struct bench_report *rep);
+/* cudaMemcpyAsync device to device of `bytes`, median of `reps`, counted as
+ * bytes read + written; GB/s, or 0 when the buffers cannot be allocated. */
+double bench_gpu_copy_bandwidth(bench_gpu *gpu, size_t bytes, int reps);
+/* Times `body` (which enqueues work on the stream) with a pair of CUDA events
+ * per run, in batches that a short device-side wait lets the host enqueue
+ * ahead, so a sample is the device's time, not the host's launch latency.
+ * No warm-up (the caller does it). Returns 0 with *out filled, the body's
+ * non-zero result, or -1 with err set for a CUDA error. */
+int bench_gpu_measure(bench_gpu *gpu, bench_body body, void *arg, const bench_plan *plan,
+                      bench_stats *out, char err[BENCH_ERRLEN]);
+void *bench_gpu_alloc(size_t bytes, char err[BENCH_ERRLEN]);
+void bench_gpu_free(void *ptr);
+/* Host to device copy, waited for. */
+int bench_gpu_upload(bench_gpu *gpu, void *dst, const void *src, size_t bytes, char err[BENCH_ERRLEN]);
+/* Fills device memory with `byte` on the stream. */
+int bench_gpu_fill(bench_gpu *gpu, void *dst, int byte, size_t bytes, char err[BENCH_ERRLEN]);
+
+/* A float bound in units of u |reference|: lin (i + j + 2) + prod (i + 1)
+ * (j + 1) + tile (i/32 + 1)(j/32 + 1) at (i, j); integers are compared
+ * exactly whatever the bound. */
+typedef struct bench_tolerance {
+  double lin, prod, tile;
+} bench_tolerance;
+/* Waits for the stream, then compares a rows x cols device table (packed,
+ * of `type`: u32, i32, f32 or f64) with the device reference; 0, or -1 with
+ * the first differing element (or the CUDA error) in err. */
+int bench_gpu_check(bench_gpu *gpu, skss_dtype type, const void *out, const void *ref, int64_t rows,
+                    int64_t cols, const bench_tolerance *tol, char err[BENCH_ERRLEN]);
+
+/* The in-process GPU peers of a SAT case. */
+typedef enum bench_gpu_peer {
+  BENCH_GPU_PEER_CUB = 0, /* DeviceScan::InclusiveScanByKey per row, then a column pass */
+  BENCH_GPU_PEER_NPP_32S, /* nppiIntegral_8u32s_C1R_Ctx (padded) */
+  BENCH_GPU_PEER_NPP_32F, /* nppiIntegral_8u32f_C1R_Ctx (padded) */
+  BENCH_GPU_PEER_COUNT
+} bench_gpu_peer;
+
+typedef struct bench_gpu_sat {
+  int64_t height, width;
+  skss_dtype in, out;
+  const void *in_dev; /* packed */
+} bench_gpu_sat;
+
+typedef struct bench_gpu_peer_result {
+  char name[40];
+  bench_stats t;
+  double bytes;   /* the peer's own input + output */
+  skss_dtype out; /* the type of the peer's table */
+  double total;   /* its last element (the signature) */
+} bench_gpu_peer_result;
+
+/* Runs a peer once on the case's device input with its own outputs (for the
+ * signature), warms up and times it. Returns 0, 1 when the peer does not
+ * apply (NPP on a float input or not found at build time, CUB on an
+ * unsupported type pair; err says why), or -1 with err set. */
+int bench_gpu_sat_peer(bench_gpu *gpu, bench_gpu_peer peer, const bench_gpu_sat *sat,
+                       const bench_plan *plan, bench_gpu_peer_result *res, char err[BENCH_ERRLEN]);
+
+/* skss__cuda_sat_set_hybrid_r() (src/cuda/sat/sat_hooks.h), for the sweep. */
+skss_status bench_gpu_set_hybrid_r(skss_ctx *ctx, double r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

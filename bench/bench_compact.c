@@ -166,4 +166,4 @@ static double compact_bytes(const void *p) {
 
 const bench_primitive bench_compact = {SKSS_OP_COMPACT, "compact",     compact_add_cases,
                                        compact_prepare, compact_run,   compact_poison,
-                                       compact_check,   compact_bytes, compact_release};
+                                       compact_check,   compact_bytes, compact_release, NULL};

@@ -33,6 +33,10 @@ void bench_fill_unit_f32(float *out, int64_t n, uint64_t seed) {
     out[k] = (float)(bench_hash(seed, (uint64_t)k) >> 40) * 0x1p-24f;
 }
 
+void bench_fill_unit_f64(double *out, int64_t n, uint64_t seed) {
+  for (int64_t k = 0; k < n; k++) out[k] = (double)(bench_hash(seed, (uint64_t)k) >> 11) * 0x1p-53;
+}
+
 void bench_fill_i32(int32_t *out, int64_t n, uint64_t seed) {
   for (int64_t k = 0; k < n; k++) out[k] = (int32_t)(uint32_t)(bench_hash(seed, (uint64_t)k) >> 32);
 }

@@ -131,4 +131,4 @@ static double halftone_bytes(const void *p) { return 2.0 * (double)((const halft
 
 const bench_primitive bench_halftone = {SKSS_OP_HALFTONE, "halftone",     halftone_add_cases,
                                         halftone_prepare, halftone_run,   halftone_poison,
-                                        halftone_check,   halftone_bytes, halftone_release};
+                                        halftone_check,   halftone_bytes, halftone_release, NULL};

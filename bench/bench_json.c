@@ -136,6 +136,20 @@ static void write_machine(json_out *w, const bench_report *rep) {
   kv_int(w, "threads", rep->copy_threads);
   kv_num(w, "gbs_threads", rep->copy_gbs_n);
   close_container(w, '}');
+  if (rep->gpu_name[0] != '\0') {
+    kv_open(w, "gpu", '{');
+    kv_str(w, "name", rep->gpu_name);
+    kv_int(w, "multiprocessors", rep->gpu_sms);
+    kv_num(w, "memory_gib", rep->gpu_memory_gib);
+    kv_str(w, "driver", rep->gpu_driver);
+    kv_str(w, "cuda_runtime", rep->cuda_runtime);
+    kv_int(w, "copy_bytes", (long long)rep->copy_gpu_bytes);
+    kv_str(w, "copy_method",
+           "cudaMemcpyAsync device to device, CUDA events, median, (read + written bytes) / s");
+    kv_num(w, "copy_gbs", rep->copy_gbs_gpu);
+    kv_str(w, "timing", "CUDA events per run, runs queued behind a device-side wait, median");
+    close_container(w, '}');
+  }
   close_container(w, '}');
 }
 
@@ -181,6 +195,7 @@ static void write_case(json_out *w, size_t index, const bench_case *c) {
   kv_num(w, "x", c->x);
   kv_num(w, "items", c->items);
   kv_str(w, "unit", c->unit);
+  kv_str(w, "table", c->table);
   close_container(w, '}');
 }
 
@@ -191,6 +206,8 @@ static void write_row(json_out *w, const bench_report *rep, const bench_row *r) 
   kv_str(w, "algorithm", r->algorithm);
   kv_str(w, "backend", r->backend);
   kv_int(w, "threads", r->threads);
+  kv_str(w, "device", r->on_gpu ? "gpu" : "cpu");
+  if (r->param > 0) kv_num(w, "param_r", r->param);
   key(w, "peer");
   bool_value(w, r->is_peer);
   kv_str(w, "outcome", outcome_name(r->outcome));
@@ -208,6 +225,12 @@ static void write_row(json_out *w, const bench_report *rep, const bench_row *r) 
   kv_opt(w, "speedup_ref", r->speedup_ref);
   kv_opt(w, "speedup_peer", r->speedup_peer);
   kv_str(w, "speedup_peer_against", r->peer_name);
+  if (r->speedup_paper > 0) {
+    kv_num(w, "speedup_paper", r->speedup_paper);
+    kv_str(w, "speedup_paper_against", r->paper_name);
+    key(w, "paper_algorithm");
+    bool_value(w, ((c->paper >> r->algorithm_id) & 1u) != 0);
+  }
   if (r->is_peer) {
     kv_str(w, "check", r->check);
     key(w, "optimal");
@@ -228,9 +251,11 @@ static void write_targets(json_out *w, const bench_report *rep) {
     kv_opt(w, "value", t->value);
     kv_opt(w, "goal", t->goal);
     kv_str(w, "unit", t->unit);
+    key(w, "at_most");
+    bool_value(w, t->at_most);
     key(w, "met");
     if (t->value > 0 && t->goal > 0)
-      bool_value(w, t->value >= t->goal);
+      bool_value(w, t->at_most ? t->value <= t->goal : t->value >= t->goal);
     else
       fputs("null", w->f);
     close_container(w, '}');

@@ -144,4 +144,4 @@ static double knapsack_bytes(const void *p) {
 
 const bench_primitive bench_knapsack = {SKSS_OP_KNAPSACK, "knapsack",     knapsack_add_cases,
                                         knapsack_prepare, knapsack_run,   knapsack_poison,
-                                        knapsack_check,   knapsack_bytes, knapsack_release};
+                                        knapsack_check,   knapsack_bytes, knapsack_release, NULL};

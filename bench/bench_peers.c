@@ -6,7 +6,10 @@
  * rows join the report; the signature each peer reports of its own result
  * (a sum, a count, an optimum) is compared with ours, which shows both sides
  * worked on the same data. A missing interpreter, script or module is
- * recorded in the report, never an error.
+ * recorded in the report, never an error. In a GPU run the script is
+ * gpu_peers.py (torch on the GPU, timed with CUDA events with the GPU plan,
+ * and OpenCV on the host; the other primitives as cpu_peers.py), every
+ * distinct spec is passed once, and its rows join every case of that spec.
  *
  * The script is found in --peers-dir, else $SKSS_PEERS_DIR, else the source
  * tree the bench was compiled from (SKSS_BENCH_PEERS_DIR).
@@ -23,7 +26,8 @@
 #include "bench.h"
 
 #define PEERS_SCRIPT "cpu_peers.py"
-#define PEERS_FIXED_ARGS 24
+#define GPU_PEERS_SCRIPT "gpu_peers.py"
+#define PEERS_FIXED_ARGS 32
 
 static int read_all(int fd, char **out, size_t *out_len) {
   size_t cap = 1 << 16, len = 0;
@@ -101,7 +105,30 @@ static const char *peers_dir(const bench_config *cfg) {
 /* Argument strings that must outlive the argv array. */
 typedef struct peer_args {
   char script[4096], seed[24], threads[16], min_time[24], max_time[24], min_runs[16], repeat[16];
+  char gpu_min_time[24], gpu_max_time[24], gpu_min_runs[16], gpu_max_runs[16];
 } peer_args;
+
+/* Whether case k's spec goes to the script: it has peers, and no earlier
+ * case has the same spec. */
+static int spec_wanted(const bench_report *rep, size_t k) {
+  const bench_case *c = &rep->cases.items[k];
+  if (c->no_peers) return 0;
+  for (size_t j = 0; j < k; j++)
+    if (!rep->cases.items[j].no_peers && strcmp(rep->cases.items[j].spec, c->spec) == 0) return 0;
+  return 1;
+}
+
+static size_t add_gpu_args(const bench_config *cfg, peer_args *a, char **argv, size_t n) {
+  bench_plan plan = bench_gpu_plan_for(cfg);
+  snprintf(a->gpu_min_time, sizeof a->gpu_min_time, "%g", plan.min_time_s);
+  snprintf(a->gpu_max_time, sizeof a->gpu_max_time, "%g", plan.max_time_s);
+  snprintf(a->gpu_min_runs, sizeof a->gpu_min_runs, "%d", plan.min_runs);
+  snprintf(a->gpu_max_runs, sizeof a->gpu_max_runs, "%d", plan.max_runs);
+  char *args[] = {"--gpu-min-time", a->gpu_min_time, "--gpu-max-time", a->gpu_max_time,
+                  "--gpu-min-runs", a->gpu_min_runs, "--gpu-max-runs", a->gpu_max_runs};
+  for (size_t k = 0; k < sizeof args / sizeof args[0]; k++) argv[n++] = args[k];
+  return n;
+}
 
 static char **build_argv(const bench_config *cfg, const bench_report *rep, peer_args *a) {
   char **argv = malloc((PEERS_FIXED_ARGS + 2 * rep->cases.count) * sizeof *argv);
@@ -119,7 +146,9 @@ static char **build_argv(const bench_config *cfg, const bench_report *rep, peer_
                    "--min-runs",        a->min_runs, "--repeat",   a->repeat};
   for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) argv[n++] = fixed[k];
   if (cfg->quick) argv[n++] = "--quick";
+  if (cfg->gpu) n = add_gpu_args(cfg, a, argv, n);
   for (size_t k = 0; k < rep->cases.count; k++) {
+    if (!spec_wanted(rep, k)) continue;
     argv[n++] = "--case";
     argv[n++] = rep->cases.items[k].spec;
   }
@@ -127,20 +156,16 @@ static char **build_argv(const bench_config *cfg, const bench_report *rep, peer_
   return argv;
 }
 
-static long case_by_spec(const bench_report *rep, const char *spec) {
-  for (size_t k = 0; k < rep->cases.count; k++)
-    if (strcmp(rep->cases.items[k].spec, spec) == 0) return (long)k;
-  return -1;
-}
-
 /* "agrees" when the peer's signature equals ours (float sums: within 1e-3
- * relative, the peers sum in another order), "differs" otherwise. */
+ * (f32) or 1e-9 (f64) relative, the peers sum in another order), "differs"
+ * otherwise. */
 static const char *compare_signature(const bench_case *c, const bench_json *sig) {
   if (!c->has_signature || sig == NULL || sig->kind != BENCH_JSON_ARRAY || sig->count != 2) return "n/a";
-  int inexact = c->op == SKSS_OP_SAT && c->p.sat.out == SKSS_DTYPE_F32;
+  skss_dtype out = c->op == SKSS_OP_SAT ? c->p.sat.out : SKSS_DTYPE_U8;
+  double rel = out == SKSS_DTYPE_F32 ? 1e-3 : out == SKSS_DTYPE_F64 ? 1e-9 : 0;
   for (size_t k = 0; k < 2; k++) {
     double got = sig->items[k].number, want = c->signature[k];
-    if (inexact ? !(fabs(got - want) <= 1e-3 * fabs(want)) : got != want) return "differs";
+    if (rel > 0 ? !(fabs(got - want) <= rel * fabs(want)) : got != want) return "differs";
   }
   return "agrees";
 }
@@ -152,13 +177,12 @@ static bench_outcome outcome_of(const char *status) {
   return BENCH_ROW_FAILED;
 }
 
-static void add_peer_row(bench_report *rep, const bench_json *res) {
-  long ci = case_by_spec(rep, bench_json_string(res, "case", ""));
-  if (ci < 0) return;
-  bench_row *r = bench_report_add_row(rep, (size_t)ci);
+static void add_peer_row(bench_report *rep, size_t ci, const bench_json *res) {
+  bench_row *r = bench_report_add_row(rep, ci);
   if (r == NULL) return;
   const bench_case *c = &rep->cases.items[ci];
   r->is_peer = 1;
+  r->on_gpu = strcmp(bench_json_string(res, "device", "cpu"), "gpu") == 0;
   snprintf(r->algorithm, sizeof r->algorithm, "%s", bench_json_string(res, "peer", "?"));
   snprintf(r->backend, sizeof r->backend, "peer");
   r->threads = (int)bench_json_number(res, "threads", 1);
@@ -191,8 +215,12 @@ static void read_answer(bench_report *rep, const bench_json *doc) {
     rep->n_versions++;
   }
   const bench_json *results = bench_json_get(doc, "results");
-  for (size_t k = 0; results && results->kind == BENCH_JSON_ARRAY && k < results->count; k++)
-    add_peer_row(rep, &results->items[k]);
+  for (size_t k = 0; results && results->kind == BENCH_JSON_ARRAY && k < results->count; k++) {
+    const char *spec = bench_json_string(&results->items[k], "case", "");
+    for (size_t ci = 0; ci < rep->cases.count; ci++)
+      if (!rep->cases.items[ci].no_peers && strcmp(rep->cases.items[ci].spec, spec) == 0)
+        add_peer_row(rep, ci, &results->items[k]);
+  }
 }
 
 void bench_run_peers(const bench_config *cfg, bench_report *rep) {
@@ -203,7 +231,13 @@ void bench_run_peers(const bench_config *cfg, bench_report *rep) {
     snprintf(rep->peers_message, BENCH_ERRLEN, "not run: no peers directory (--peers-dir or SKSS_PEERS_DIR)");
     return;
   }
-  snprintf(args.script, sizeof args.script, "%s/%s", dir, PEERS_SCRIPT);
+  size_t wanted = 0;
+  for (size_t k = 0; k < rep->cases.count; k++) wanted += spec_wanted(rep, k);
+  if (wanted == 0) {
+    snprintf(rep->peers_message, BENCH_ERRLEN, "not run: no case of this run has peers");
+    return;
+  }
+  snprintf(args.script, sizeof args.script, "%s/%s", dir, cfg->gpu ? GPU_PEERS_SCRIPT : PEERS_SCRIPT);
   if (access(args.script, R_OK) != 0) {
     snprintf(rep->peers_message, BENCH_ERRLEN, "not run: %.200s: %s", args.script, strerror(errno));
     return;

@@ -4,10 +4,18 @@
  *
  * Per case: the primitive makes its seeded inputs and the CPU_REF reference
  * once; then every backend asked for runs every algorithm it implements
- * (skss_algorithm_supported): outputs poisoned, one call, comparison with the
- * reference (a mismatch fails the row, the benchmark goes on), one warm-up
- * call, and the timed calls of bench_measure(). The CPU backend's threads
- * come from --threads; CPU_REF is sequential by definition.
+ * (skss_algorithm_supported) that the case lists: outputs poisoned, one
+ * call, comparison with the reference (a mismatch fails the row, the
+ * benchmark goes on), one warm-up call, and the timed calls of
+ * bench_measure(). The CPU backend's threads come from --threads; CPU_REF is
+ * sequential by definition.
+ *
+ * GPU runs (the cuda backend is asked for and has a device): one stream
+ * (bench_cuda.cu) carries every CUDA context; primitives with device
+ * operations get their cases uploaded once, and their cuda rows call the
+ * library on device pointers, are checked on the device and timed with CUDA
+ * events (bench_gpu_measure); then the (1+r)R1W sweep and the in-process GPU
+ * peers of the case. The device copy bandwidth is measured in the same run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +26,11 @@
 
 #define BENCH_COPY_BYTES ((size_t)256 << 20)
 #define BENCH_COPY_BYTES_QUICK ((size_t)128 << 20)
+#define BENCH_GPU_COPY_BYTES ((size_t)1 << 30)
+/* Algorithm ids are below this (the masks of bench_case are 32 bits). */
+#define BENCH_MAX_ALGORITHM 32
+/* The reference row of a GPU table is not timed when one call took longer. */
+#define BENCH_REFERENCE_LIMIT_S 10.0
 
 static const bench_primitive *const PRIMITIVES[] = {
     [SKSS_OP_SAT] = &bench_sat,
@@ -130,14 +143,20 @@ static int timed_body(void *arg) {
   return call->prim->run(call->job, call->ctx, call->algorithm) != SKSS_OK;
 }
 
+static int device_body(void *arg) {
+  timed_call *call = arg;
+  return call->prim->device->run(call->job, call->ctx, call->algorithm) != SKSS_OK;
+}
+
 static void progress(const bench_config *cfg, const bench_case *c, const bench_row *r) {
   if (cfg->progress == NULL) return;
-  fprintf(cfg->progress, "  %-8s %-20s %-13s %-16s %-7s", PRIMITIVES[c->op]->name, c->variant,
+  fprintf(cfg->progress, "  %-8s %-20s %-13s %-22s %-7s", PRIMITIVES[c->op]->name, c->variant,
           c->size, r->algorithm, r->backend);
   if (r->outcome == BENCH_ROW_OK)
-    fprintf(cfg->progress, " %10.3f ms (%d runs)\n", r->t.median_s * 1e3, r->t.runs);
+    fprintf(cfg->progress, " %10.4f ms (%d runs)\n", r->t.median_s * 1e3, r->t.runs);
   else
-    fprintf(cfg->progress, " FAILED: %s\n", r->message);
+    fprintf(cfg->progress, " %s: %s\n", r->outcome == BENCH_ROW_FAILED ? "FAILED" : "not timed",
+            r->message);
   fflush(cfg->progress);
 }
 
@@ -172,53 +191,188 @@ static void measure_row(const bench_config *cfg, const bench_case *c, timed_call
   snprintf(r->message, sizeof r->message, "%s", err);
 }
 
-/* The algorithms a backend runs: every named one it implements, or AUTO
- * alone when it implements none by name. */
+/* Poisons the device outputs, runs once, waits (deferred errors surface
+ * here), compares with the device reference, and warms up; 0 or -1. */
+static int device_check_and_warm_up(const timed_call *call, char err[BENCH_ERRLEN]) {
+  const bench_device_ops *dev = call->prim->device;
+  char what[48], detail[BENCH_ERRLEN];
+  snprintf(what, sizeof what, "skss_%s", call->prim->name);
+  if (dev->poison(call->job, err) != 0 ||
+      bench_status_error(call->ctx, what, dev->run(call->job, call->ctx, call->algorithm), err) ||
+      bench_status_error(call->ctx, what, skss_ctx_synchronize(call->ctx), err))
+    return -1;
+  if (dev->check(call->job, call->algorithm, detail) != 0) {
+    snprintf(err, BENCH_ERRLEN, "differs from the cpu-ref result: %.200s", detail);
+    return -1;
+  }
+  return bench_status_error(call->ctx, what, dev->run(call->job, call->ctx, call->algorithm), err);
+}
+
+/* A cuda row on the device buffers, timed with CUDA events. */
+static void measure_device_row(const bench_config *cfg, bench_gpu *gpu, const bench_case *c,
+                               timed_call *call, bench_row *r) {
+  char err[BENCH_ERRLEN] = "";
+  r->on_gpu = 1;
+  if (device_check_and_warm_up(call, err) == 0) {
+    bench_plan plan = bench_gpu_plan_for(cfg);
+    int rc = bench_gpu_measure(gpu, device_body, call, &plan, &r->t, err);
+    if (rc > 0) snprintf(err, sizeof err, "a timed call failed: %s", skss_ctx_last_error(call->ctx));
+    if (rc == 0 && bench_status_error(call->ctx, "skss_sat", skss_ctx_synchronize(call->ctx), err) == 0) {
+      r->bytes = call->prim->bytes(call->job);
+      r->throughput = c->items / r->t.median_s;
+      return;
+    }
+  }
+  r->outcome = BENCH_ROW_FAILED;
+  snprintf(r->message, sizeof r->message, "%s", err);
+}
+
+/* The algorithms a backend runs: every named one it implements (the ids
+ * have gaps: SAT's CUDA algorithms start at 16), or AUTO alone when it
+ * implements none by name. */
 static int backend_algorithms(skss_op op, skss_backend backend, int *out, int max) {
   int n = 0;
-  for (int a = 1; skss_algorithm_name(op, a) != NULL && n < max; a++)
-    if (skss_algorithm_supported(op, a, backend)) out[n++] = a;
+  for (int a = 1; a < BENCH_MAX_ALGORITHM && n < max; a++)
+    if (skss_algorithm_name(op, a) != NULL && skss_algorithm_supported(op, a, backend)) out[n++] = a;
   if (n == 0 && skss_algorithm_supported(op, 0, backend)) out[n++] = 0;
   return n;
 }
 
-static void run_case(const bench_config *cfg, bench_report *rep, size_t ci, skss_ctx *ref,
-                     skss_ctx *const ctxs[]) {
-  bench_case *c = &rep->cases.items[ci];
-  const bench_primitive *prim = PRIMITIVES[c->op];
-  char err[BENCH_ERRLEN] = "";
-  void *job = prim->prepare(c, cfg, ref, err);
-  if (job == NULL) {
-    bench_row *r = bench_report_add_row(rep, ci);
+/* One case's run: where its rows go and how its cuda rows are timed. */
+typedef struct case_run {
+  const bench_config *cfg;
+  bench_report *rep;
+  size_t ci;
+  const bench_primitive *prim;
+  void *job;
+  bench_gpu *gpu;                /* non-NULL: cuda rows on device buffers */
+  char device_err[BENCH_ERRLEN]; /* the upload failed: every cuda row fails so */
+} case_run;
+
+static bench_row *add_our_row(case_run *cr, int algorithm, skss_backend b, skss_ctx *ctx) {
+  bench_row *r = bench_report_add_row(cr->rep, cr->ci);
+  if (r == NULL) return NULL;
+  skss_op op = cr->rep->cases.items[cr->ci].op;
+  snprintf(r->algorithm, sizeof r->algorithm, "%s", skss_algorithm_name(op, algorithm));
+  snprintf(r->backend, sizeof r->backend, "%s", skss_backend_name(b));
+  r->algorithm_id = algorithm;
+  r->threads = b == SKSS_BACKEND_CUDA ? 0 : skss_ctx_threads(ctx);
+  return r;
+}
+
+/* Checks and times one algorithm of one backend (the row is in place). */
+static void measure_any_row(case_run *cr, skss_backend b, timed_call *call, bench_row *r) {
+  const bench_case *c = &cr->rep->cases.items[cr->ci];
+  if (b != SKSS_BACKEND_CUDA || cr->prim->device == NULL || cr->gpu == NULL) {
+    measure_row(cr->cfg, c, call, r);
+  } else if (cr->device_err[0] != '\0') {
+    r->on_gpu = 1;
+    r->outcome = BENCH_ROW_FAILED;
+    snprintf(r->message, sizeof r->message, "%s", cr->device_err);
+  } else {
+    measure_device_row(cr->cfg, cr->gpu, c, call, r);
+  }
+  progress(cr->cfg, c, r);
+}
+
+/* The GPU tables list the sequential reference (the papers' "Sequential"
+ * rows): when cpu-ref is not among the backends it is timed here, on the
+ * reference context, unchecked (it is the reference) and without a second
+ * warm-up (prepare just ran it), unless that one call took too long. */
+static void measure_reference_row(case_run *cr, skss_ctx *ref) {
+  const bench_case *c = &cr->rep->cases.items[cr->ci];
+  int algorithm = bench_reference_algorithm(c->op);
+  bench_row *r = add_our_row(cr, algorithm, SKSS_BACKEND_CPU_REF, ref);
+  if (r == NULL) return;
+  timed_call call = {cr->prim, cr->job, ref, algorithm};
+  bench_plan plan = bench_plan_for(cr->cfg);
+  plan.max_time_s = cr->cfg->quick ? 1.0 : 3.0;
+  if (c->ref_s >= BENCH_REFERENCE_LIMIT_S) {
+    r->outcome = BENCH_ROW_TIMEOUT;
+    snprintf(r->message, sizeof r->message, "one call took %.1f s (limit %.0f s)", c->ref_s,
+             BENCH_REFERENCE_LIMIT_S);
+  } else if (bench_measure(timed_body, &call, &plan, &r->t) == 0) {
+    r->bytes = cr->prim->bytes(cr->job);
+    r->throughput = c->items / r->t.median_s;
+  } else {
+    r->outcome = BENCH_ROW_FAILED;
+    snprintf(r->message, sizeof r->message, "%s", skss_ctx_last_error(ref));
+  }
+  progress(cr->cfg, c, r);
+}
+
+/* (1+r)R1W at each r of the HMM paper's sweep, then back to the tuning. */
+static void sweep_hybrid_r(case_run *cr, skss_ctx *ctx) {
+  static const double R[] = BENCH_R_SWEEP;
+  const bench_case *c = &cr->rep->cases.items[cr->ci];
+  for (size_t k = 0; k < sizeof R / sizeof R[0]; k++) {
+    bench_row *r = add_our_row(cr, SKSS_SAT_1PR_R1W, SKSS_BACKEND_CUDA, ctx);
+    if (r == NULL) break;
+    snprintf(r->algorithm, sizeof r->algorithm, "1+r-r1w r=%.2f", R[k]);
+    r->param = R[k];
+    timed_call call = {cr->prim, cr->job, ctx, SKSS_SAT_1PR_R1W};
+    if (bench_status_error(ctx, "set r", bench_gpu_set_hybrid_r(ctx, R[k]), r->message) == 0) {
+      measure_any_row(cr, SKSS_BACKEND_CUDA, &call, r);
+    } else {
+      r->on_gpu = 1;
+      r->outcome = BENCH_ROW_FAILED;
+      progress(cr->cfg, c, r);
+    }
+  }
+  bench_gpu_set_hybrid_r(ctx, 0);
+}
+
+/* After a case's cuda rows: the r sweep and the in-process GPU peers. */
+static void device_extras(case_run *cr, skss_ctx *ctx) {
+  const bench_case *c = &cr->rep->cases.items[cr->ci];
+  if (cr->gpu == NULL || cr->prim->device == NULL || cr->device_err[0] != '\0') return;
+  if (c->r_sweep) sweep_hybrid_r(cr, ctx);
+  if (c->no_peers || !cr->cfg->peers) return;
+  size_t first = cr->rep->n_rows;
+  cr->prim->device->peers(cr->job, cr->cfg, cr->rep, cr->ci);
+  for (size_t k = first; k < cr->rep->n_rows; k++) progress(cr->cfg, c, &cr->rep->rows[k]);
+}
+
+static void run_backend(case_run *cr, skss_backend b, skss_ctx *ctx) {
+  const bench_case *c = &cr->rep->cases.items[cr->ci];
+  int algs[32];
+  int n = backend_algorithms(c->op, b, algs, 32);
+  for (int k = 0; k < n; k++) {
+    if (c->algorithms != 0 && !(c->algorithms & (1u << algs[k]))) continue;
+    bench_row *r = add_our_row(cr, algs[k], b, ctx);
     if (r == NULL) return;
-    const char *ref_name = skss_algorithm_name(c->op, bench_reference_algorithm(c->op));
-    snprintf(r->algorithm, sizeof r->algorithm, "%s", ref_name);
-    snprintf(r->backend, sizeof r->backend, "cpu-ref");
-    r->threads = 1;
+    timed_call call = {cr->prim, cr->job, ctx, algs[k]};
+    measure_any_row(cr, b, &call, r);
+  }
+  if (b == SKSS_BACKEND_CUDA) device_extras(cr, ctx);
+}
+
+static void run_case(const bench_config *cfg, bench_report *rep, size_t ci, skss_ctx *ref,
+                     skss_ctx *const ctxs[], bench_gpu *gpu) {
+  bench_case *c = &rep->cases.items[ci];
+  case_run cr = {cfg, rep, ci, PRIMITIVES[c->op], NULL, NULL, ""};
+  char err[BENCH_ERRLEN] = "";
+  cr.job = cr.prim->prepare(c, cfg, ref, err);
+  if (cr.job == NULL) {
+    bench_row *r = add_our_row(&cr, bench_reference_algorithm(c->op), SKSS_BACKEND_CPU_REF, ref);
+    if (r == NULL) return;
     r->outcome = BENCH_ROW_FAILED;
     snprintf(r->message, sizeof r->message, "%s", err);
     progress(cfg, c, r);
     return;
   }
-  for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++) {
-    if (ctxs[b] == NULL) continue;
-    int algs[32];
-    int n = backend_algorithms(c->op, (skss_backend)b, algs, 32);
-    for (int k = 0; k < n; k++) {
-      bench_row *r = bench_report_add_row(rep, ci);
-      if (r == NULL) break;
-      snprintf(r->algorithm, sizeof r->algorithm, "%s", skss_algorithm_name(c->op, algs[k]));
-      snprintf(r->backend, sizeof r->backend, "%s", skss_backend_name((skss_backend)b));
-      r->threads = b == SKSS_BACKEND_CUDA ? 0 : skss_ctx_threads(ctxs[b]);
-      timed_call call = {prim, job, ctxs[b], algs[k]};
-      measure_row(cfg, c, &call, r);
-      progress(cfg, c, r);
-    }
+  if (c->time_reference && ctxs[SKSS_BACKEND_CPU_REF] == NULL) measure_reference_row(&cr, ref);
+  if (gpu != NULL && ctxs[SKSS_BACKEND_CUDA] != NULL && cr.prim->device != NULL) {
+    cr.gpu = gpu;
+    if (cr.prim->device->upload(cr.job, gpu, cr.device_err) != 0 && cr.device_err[0] == '\0')
+      snprintf(cr.device_err, sizeof cr.device_err, "the upload to the device failed");
   }
-  prim->release(job);
+  for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++)
+    if (ctxs[b] != NULL) run_backend(&cr, (skss_backend)b, ctxs[b]);
+  cr.prim->release(cr.job);
 }
 
-static skss_ctx *make_context(const bench_config *cfg, bench_report *rep, skss_backend b) {
+static skss_ctx *make_context(const bench_config *cfg, bench_report *rep, skss_backend b, bench_gpu *gpu) {
   char note[BENCH_ERRLEN];
   if (!skss_backend_available(b)) {
     snprintf(note, sizeof note, "backend %s: not available (%s); skipped", skss_backend_name(b),
@@ -229,6 +383,7 @@ static skss_ctx *make_context(const bench_config *cfg, bench_report *rep, skss_b
   skss_ctx_desc desc = SKSS_CTX_DESC_INIT;
   desc.backend = b;
   desc.threads = b == SKSS_BACKEND_CPU ? cfg->threads : 1;
+  if (b == SKSS_BACKEND_CUDA && gpu != NULL) desc.cuda_stream = bench_gpu_stream(gpu);
   skss_ctx *ctx = NULL;
   skss_status st = skss_ctx_create(&desc, &ctx);
   if (st != SKSS_OK) {
@@ -240,8 +395,11 @@ static skss_ctx *make_context(const bench_config *cfg, bench_report *rep, skss_b
 }
 
 static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]) {
+  if ((cfg->suites & BENCH_SUITE_SAT_PAPERS) && !cfg->gpu)
+    add_note(rep, "suite sat-papers: the papers' tables are GPU tables; the cuda backend does not run");
   for (int op = SKSS_OP_SAT; op <= SKSS_OP_COMPACT; op++) {
-    if (!(cfg->suites & (1u << op))) continue;
+    unsigned bits = 1u << op | (op == SKSS_OP_SAT ? (unsigned)BENCH_SUITE_SAT_PAPERS : 0u);
+    if (!(cfg->suites & bits)) continue;
     if (PRIMITIVES[op]->add_cases(cfg, &rep->cases) != 0) {
       snprintf(err, BENCH_ERRLEN, "out of memory listing the %s cases", PRIMITIVES[op]->name);
       return -1;
@@ -250,7 +408,7 @@ static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BE
   return 0;
 }
 
-static void probe_copy_bandwidth(const bench_config *cfg, bench_report *rep) {
+static void probe_copy_bandwidth(const bench_config *cfg, bench_report *rep, bench_gpu *gpu) {
   int reps = cfg->quick ? 3 : 7;
   rep->copy_bytes = cfg->quick ? BENCH_COPY_BYTES_QUICK : BENCH_COPY_BYTES;
   rep->copy_threads = cfg->threads;
@@ -258,13 +416,29 @@ static void probe_copy_bandwidth(const bench_config *cfg, bench_report *rep) {
   rep->copy_gbs_n = cfg->threads > 1 ? bench_copy_bandwidth(rep->copy_bytes, cfg->threads, reps)
                                      : rep->copy_gbs_1;
   if (rep->copy_gbs_1 <= 0) add_note(rep, "copy bandwidth: buffers could not be allocated");
+  if (gpu == NULL) return;
+  rep->copy_gpu_bytes = BENCH_GPU_COPY_BYTES;
+  rep->copy_gbs_gpu = bench_gpu_copy_bandwidth(gpu, rep->copy_gpu_bytes, cfg->quick ? 5 : 15);
+  if (rep->copy_gbs_gpu <= 0) add_note(rep, "device copy bandwidth: buffers could not be allocated");
+}
+
+/* The device of a GPU run: when the cuda backend is asked for and has one. */
+static bench_gpu *open_gpu(const bench_config *cfg, bench_report *rep) {
+  bench_gpu *gpu = NULL;
+  char err[BENCH_ERRLEN], note[BENCH_ERRLEN];
+  if (!(cfg->backends & (1u << SKSS_BACKEND_CUDA)) || !skss_backend_available(SKSS_BACKEND_CUDA)) return NULL;
+  if (bench_gpu_open(&gpu, err) != 0) {
+    snprintf(note, sizeof note, "GPU timing unavailable (%.200s): cuda rows use host buffers", err);
+    add_note(rep, note);
+  }
+  return gpu;
 }
 
 /* The contexts of the requested backends; returns how many could be made. */
-static int make_contexts(const bench_config *cfg, bench_report *rep, skss_ctx *ctxs[]) {
+static int make_contexts(const bench_config *cfg, bench_report *rep, skss_ctx *ctxs[], bench_gpu *gpu) {
   int made = 0;
   for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++) {
-    if (cfg->backends & (1u << b)) ctxs[b] = make_context(cfg, rep, (skss_backend)b);
+    if (cfg->backends & (1u << b)) ctxs[b] = make_context(cfg, rep, (skss_backend)b, gpu);
     made += ctxs[b] != NULL;
   }
   return made;
@@ -273,6 +447,13 @@ static int make_contexts(const bench_config *cfg, bench_report *rep, skss_ctx *c
 static void destroy_contexts(skss_ctx *ref, skss_ctx *ctxs[]) {
   for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++) skss_ctx_destroy(ctxs[b]);
   skss_ctx_destroy(ref);
+}
+
+/* The GPU's contexts and buffers are gone before the peers start, so the
+ * Python GPU peers get the whole device. */
+static void destroy_all(skss_ctx *ref, skss_ctx *ctxs[], bench_gpu *gpu) {
+  destroy_contexts(ref, ctxs);
+  bench_gpu_close(gpu);
 }
 
 int bench_run(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]) {
@@ -286,25 +467,29 @@ int bench_run(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]
     snprintf(err, BENCH_ERRLEN, "cannot create the cpu-ref context: %s", skss_status_string(st));
     return -1;
   }
-  if (make_contexts(cfg, rep, ctxs) == 0) {
+  bench_gpu *gpu = open_gpu(cfg, rep);
+  if (make_contexts(cfg, rep, ctxs, gpu) == 0) {
     snprintf(err, BENCH_ERRLEN, "none of the requested backends can run (%.200s)",
              rep->n_notes > 0 ? rep->notes[0] : "none requested");
-    destroy_contexts(ref, ctxs);
+    destroy_all(ref, ctxs, gpu);
     return -1;
   }
+  bench_config run_cfg = *cfg;
+  run_cfg.gpu = gpu != NULL && ctxs[SKSS_BACKEND_CUDA] != NULL;
   bench_describe_machine(rep);
-  if (add_all_cases(cfg, rep, err) != 0) {
-    destroy_contexts(ref, ctxs);
+  if (gpu != NULL) bench_gpu_describe(gpu, rep);
+  if (add_all_cases(&run_cfg, rep, err) != 0) {
+    destroy_all(ref, ctxs, gpu);
     return -1;
   }
-  probe_copy_bandwidth(cfg, rep);
-  for (size_t ci = 0; ci < rep->cases.count; ci++) run_case(cfg, rep, ci, ref, ctxs);
-  destroy_contexts(ref, ctxs);
+  probe_copy_bandwidth(&run_cfg, rep, gpu);
+  for (size_t ci = 0; ci < rep->cases.count; ci++) run_case(&run_cfg, rep, ci, ref, ctxs, gpu);
+  destroy_all(ref, ctxs, gpu);
   if (cfg->peers)
-    bench_run_peers(cfg, rep);
+    bench_run_peers(&run_cfg, rep);
   else
     snprintf(rep->peers_message, sizeof rep->peers_message, "not run (--no-peers)");
-  bench_relate(cfg, rep);
+  bench_relate(&run_cfg, rep);
   rep->total_s = bench_now() - start;
   return 0;
 }

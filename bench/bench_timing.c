@@ -6,7 +6,8 @@
  * single calls with CLOCK_MONOTONIC until the plan is met (by default at
  * least 5 runs and 0.5 s) and reports the median, the minimum and the 90th
  * percentile. Medians resist the noise of a shared machine; the minimum
- * shows what an undisturbed run achieves.
+ * shows what an undisturbed run achieves. GPU rows follow a plan of their
+ * own, timed with CUDA events by bench_gpu_measure() (bench_cuda.cu).
  */
 #include <stdlib.h>
 #include <time.h>
@@ -24,6 +25,18 @@ bench_plan bench_plan_for(const bench_config *cfg) {
   if (cfg->quick) {
     plan.min_time_s = 0.05;
     plan.max_time_s = 1.0;
+    plan.min_runs = 3;
+  }
+  return plan;
+}
+
+/* GPU calls take microseconds to milliseconds: many runs cost little, and a
+ * tenth of a second of them gives a stable median. */
+bench_plan bench_gpu_plan_for(const bench_config *cfg) {
+  bench_plan plan = {0.1, 2.0, 10, 1000, cfg->repeat};
+  if (cfg->quick) {
+    plan.min_time_s = 0.01;
+    plan.max_time_s = 0.5;
     plan.min_runs = 3;
   }
   return plan;
@@ -51,7 +64,7 @@ static double process_cpu_seconds(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int plan_done(const bench_plan *plan, int runs, double elapsed) {
+int bench_plan_done(const bench_plan *plan, int runs, double elapsed) {
   if (plan->fixed_runs > 0) return runs >= plan->fixed_runs;
   if (runs >= plan->max_runs) return 1;
   if (runs >= 1 && elapsed >= plan->max_time_s) return 1;
@@ -64,7 +77,7 @@ int bench_measure(bench_body body, void *arg, const bench_plan *plan, bench_stat
   if (samples == NULL) return -1;
   int runs = 0, rc = 0;
   double start = bench_now(), cpu_start = process_cpu_seconds(), timed = 0;
-  while (!plan_done(plan, runs, bench_now() - start)) {
+  while (!bench_plan_done(plan, runs, bench_now() - start)) {
     double t0 = bench_now();
     rc = body(arg);
     double t1 = bench_now();

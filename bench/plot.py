@@ -3,12 +3,15 @@
 
 usage: plot.py RESULTS.json OUT.png
 
-One panel per case family (primitive and variant, e.g. "sat u8->i32 padded"):
-throughput (pixels, DP cells or elements per second) against size on log
-axes, one solid line per skss algorithm and backend, one dashed line per peer.
-Below, at the largest size of each family: the fastest skss row against the
-fastest optimal peer, and every algorithm of the multithreaded backend against
-the family's reference algorithm. Rows that failed or timed out are left out.
+One panel per case family (primitive and variant, e.g. "sat u8->i32 padded";
+in a GPU run also the paper table the cases reproduce): throughput (pixels, DP
+cells or elements per second) against size on log axes, one solid line per
+skss algorithm and backend, one dashed line per peer (GPU peers and host peers
+alike; the (1+r)R1W sweep's rows are left out). Below, at the largest size of
+each family: the fastest skss row against the fastest optimal peer, and every
+algorithm of the multithreaded backend against the family's reference
+algorithm (GPU runs: our cuda algorithms against the fastest of the paper's
+algorithms of their table). Rows that failed or timed out are left out.
 """
 import argparse
 import json
@@ -37,13 +40,14 @@ def families(doc):
     """Case families in file order: name -> list of case indices."""
     out = OrderedDict()
     for c in doc["cases"]:
-        out.setdefault(f'{c["primitive"]} {c["variant"]}', []).append(c["index"])
+        table = f' [{c["table"]}]' if c.get("table") else ""
+        out.setdefault(f'{c["primitive"]} {c["variant"]}{table}', []).append(c["index"])
     return out
 
 
 def good_rows(doc):
     return [r for r in doc["rows"] if r["outcome"] == "ok" and r.get("median_s")
-            and r.get("optimal") is not False]
+            and r.get("optimal") is not False and not r.get("param_r")]
 
 
 def label(r):
@@ -51,7 +55,8 @@ def label(r):
     busy = (r.get("cores_used") or 0) >= 1.5
     threads = f', {r["threads"]}t' if busy and r["threads"] and r["threads"] > 1 else ""
     if r["peer"]:
-        return f'{r["algorithm"]}{threads} [peer]'
+        where = " gpu" if r.get("device") == "gpu" else ""
+        return f'{r["algorithm"]}{threads} [peer{where}]'
     return f'{r["algorithm"]} ({r["backend"]}{threads})'
 
 
@@ -99,15 +104,24 @@ def peer_bars(doc, fams, rows):
 
 
 def reference_bars(doc, fams, rows):
-    """(names, speedups, notes): each cpu-backend algorithm against the reference."""
+    """(names, speedups, notes): each cpu-backend algorithm against the reference,
+    each cuda algorithm that is not the paper's (ours) against the fastest of the
+    paper's algorithms of its table."""
     names, values, notes = [], [], []
     for name, indices in fams.items():
         ci = largest(doc, indices)
         for r in rows:
-            if r["case"] == ci and not r["peer"] and r["backend"] == "cpu" and r.get("speedup_ref"):
-                names.append(f'{name} {doc["cases"][ci]["size"]}: {r["algorithm"]}')
-                values.append(r["speedup_ref"])
-                notes.append(f'{r.get("cores_used") or 0:.1f} cores busy')
+            if r["case"] != ci or r["peer"]:
+                continue
+            if r["backend"] == "cpu" and r.get("speedup_ref"):
+                value, note = r["speedup_ref"], f'{r.get("cores_used") or 0:.1f} cores busy'
+            elif r["backend"] == "cuda" and r.get("speedup_paper") and not r.get("paper_algorithm"):
+                value, note = r["speedup_paper"], f'vs {r["speedup_paper_against"]}'
+            else:
+                continue
+            names.append(f'{name} {doc["cases"][ci]["size"]}: {r["algorithm"]}')
+            values.append(value)
+            notes.append(note)
     return names, values, notes
 
 
@@ -137,10 +151,13 @@ def title(doc):
     m = doc["machine"]
     cfg = doc["config"]
     bw = m["copy_bandwidth"]
+    gpu = m.get("gpu")
+    gpu_text = (f'\n{gpu["name"]} (driver {gpu["driver"]}, CUDA {gpu["cuda_runtime"]}), device copy '
+                f'{gpu["copy_gbs"]:.0f} GB/s; GPU rows timed with CUDA events' if gpu else "")
     return (f'skss {m["skss_version"]} ({m["git_commit"]}) on {m["cpu_model"]}, {m["cores"]} cores, '
             f'{m["date"]}; cpu backend {cfg["threads"]} threads; copy bandwidth '
             f'{bw["gbs_1_thread"]:.1f} GB/s (1 thread), '
-            f'{bw["gbs_threads"]:.1f} GB/s ({bw["threads"]} threads)')
+            f'{bw["gbs_threads"]:.1f} GB/s ({bw["threads"]} threads){gpu_text}')
 
 
 def main():
@@ -161,7 +178,8 @@ def main():
     bars(fig.add_subplot(spec[grid_rows, :]), *vs_peer,
          "speedup: fastest skss row / fastest optimal peer (largest size of each case)")
     bars(fig.add_subplot(spec[grid_rows + 1, :]), *vs_ref,
-         "speedup of the cpu backend's algorithms over the reference algorithm on cpu-ref (largest size)")
+         "speedup of the cpu backend's algorithms over the reference algorithm on cpu-ref, and of our cuda "
+         "algorithms over the fastest of their paper's algorithms (largest size)")
     fig.suptitle(title(doc), fontsize=11)
     fig.tight_layout(rect=(0, 0, 1, 0.98))
     fig.savefig(a.out, dpi=90, bbox_inches="tight")

@@ -297,8 +297,9 @@ def versions():
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arg_parser(description):
+    """The arguments bench/bench_peers.c passes (gpu_peers.py adds its own)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--case", action="append", default=[], help="a case spec (repeatable)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
@@ -311,16 +312,30 @@ def main():
                     help="seconds before a knapsack solver is stopped (default 30, quick 5)")
     ap.add_argument("--bb-time-limit", type=float, default=None,
                     help="OR-Tools' own branch-and-bound time limit (default 5, quick 2)")
+    return ap
+
+
+def parse_args(ap):
     a = ap.parse_args()
     a.solver_limit = a.solver_limit or (5.0 if a.quick else 30.0)
     a.bb_time_limit = a.bb_time_limit or (2.0 if a.quick else 5.0)
+    return a
+
+
+def answer(results, extra_versions=None):
+    """The JSON document bench_peers.c reads, on stdout."""
+    doc = {"schema": "skss-peers/1", "python": platform.python_version(),
+           "versions": {**versions(), **(extra_versions or {})}, "results": results}
+    json.dump(doc, sys.stdout, allow_nan=False)
+    sys.stdout.write("\n")
+
+
+def main():
+    a = parse_args(arg_parser(__doc__.splitlines()[0]))
     plan, cache, results = Plan(a), {}, []
     for spec in a.case:
         results.extend(run_case(spec, a, plan, cache))
-    doc = {"schema": "skss-peers/1", "python": platform.python_version(), "versions": versions(),
-           "results": results}
-    json.dump(doc, sys.stdout, allow_nan=False)
-    sys.stdout.write("\n")
+    answer(results)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ typedef struct skss__cuda_state {
   bool owns_stream;
   void *arena;        /* grow-only device scratch */
   size_t arena_bytes;
+  double sat_hybrid_r; /* (1+r)R1W's r when > 0 (sat/sat_hooks.h), else tuning.h's */
 } skss__cuda_state;
 
 static inline skss__cuda_state *skss__cuda(skss_ctx *ctx) {

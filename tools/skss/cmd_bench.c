@@ -1,7 +1,9 @@
 /*
  * cmd_bench.c — `skss bench`: parses the options, runs the benchmark engine
  * (bench/bench_run.c) and prints the results: a table on stdout (or stderr
- * when the JSON goes to stdout) and, with --json, the full report.
+ * when the JSON goes to stdout), the papers' tables of a GPU run laid out as
+ * in the papers (algorithms down, sizes across), the targets, and, with
+ * --json, the full report.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,10 +18,13 @@
 static const char BENCH_USAGE[] =
     "usage: skss bench [options]\n"
     "Times every algorithm of every backend on seeded inputs, checked against\n"
-    "cpu-ref first, next to the peers (Pillow, OpenCV, OR-Tools, NumPy).\n"
+    "cpu-ref first, next to the peers (Pillow, OpenCV, OR-Tools, NumPy; on the\n"
+    "GPU: CUB, NPP, torch, OpenCV). When the cuda backend runs, SAT cases live in\n"
+    "device memory and are timed with CUDA events.\n"
     "  --backend LIST   cpu-ref, cpu, cuda or all (comma-separated; default all)\n"
     "  --threads N      threads of the cpu backend (default: online CPUs)\n"
-    "  --suite LIST     sat, halftone, knapsack, compact or all (default all)\n"
+    "  --suite LIST     sat, halftone, knapsack, compact, all (those four), or\n"
+    "                   sat-papers: the SAT papers' tables on the GPU\n"
     "  --sizes LIST     sizes for every chosen suite: image side N or WxH (sat,\n"
     "                   halftone), capacity (knapsack, n = 1000), element count\n"
     "                   (compact); K/M/G = 2^10/2^20/2^30, 1eN = 10^N\n"
@@ -137,12 +142,12 @@ static int set_int(const char *v, long lo, long hi, int *out) {
 /* Parses one value option; returns 0, or -1 for a bad value. */
 static int set_value(bench_cli *cli, const char *name, const char *v) {
   static const char *const BACKENDS[] = {NULL, "cpu-ref", "cpu", "cuda"};
-  static const char *const SUITES[] = {"sat", "halftone", "knapsack", "compact"};
+  static const char *const SUITES[] = {"sat", "halftone", "knapsack", "compact", "sat-papers"};
   const unsigned all_backends =
       (1u << SKSS_BACKEND_CPU_REF) | (1u << SKSS_BACKEND_CPU) | (1u << SKSS_BACKEND_CUDA);
   bench_config *cfg = &cli->cfg;
   if (strcmp(name, "--backend") == 0) return parse_names(v, BACKENDS, 4, all_backends, &cfg->backends);
-  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 4, BENCH_SUITE_ALL, &cfg->suites);
+  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 5, BENCH_SUITE_ALL, &cfg->suites);
   if (strcmp(name, "--sizes") == 0) return parse_sizes(v, cfg);
   if (strcmp(name, "--threads") == 0) return set_int(v, 1, 1024, &cfg->threads);
   if (strcmp(name, "--repeat") == 0) return set_int(v, 1, 100000, &cfg->repeat);
@@ -181,7 +186,7 @@ static int set_flag(bench_cli *cli, const char *a) {
 
 /* The image suites read a size N as N x N: its pixel count must stay sane. */
 static int check_image_sizes(const bench_config *cfg) {
-  if (!(cfg->suites & (BENCH_SUITE_SAT | BENCH_SUITE_HALFTONE))) return -1;
+  if (!(cfg->suites & (BENCH_SUITE_SAT | BENCH_SUITE_SAT_PAPERS | BENCH_SUITE_HALFTONE))) return -1;
   for (int k = 0; k < cfg->n_sizes; k++) {
     int64_t w = cfg->sizes[k].a, h = cfg->sizes[k].b ? cfg->sizes[k].b : w;
     if (w > BENCH_MAX_PIXELS / h)
@@ -232,6 +237,13 @@ static void print_header(FILE *f, const bench_config *cfg, const bench_report *r
           rep->cpu_model, rep->cores, rep->kernel, rep->date);
   fprintf(f, "copy bandwidth (memcpy of %zu MiB, read + write): 1 thread %.1f GB/s, %d threads %.1f GB/s\n",
           rep->copy_bytes >> 20, rep->copy_gbs_1, rep->copy_threads, rep->copy_gbs_n);
+  if (rep->gpu_name[0] != '\0')
+    fprintf(f,
+            "GPU: %s, %d SMs, %.0f GiB, driver %s, CUDA runtime %s; device copy bandwidth\n"
+            "(cudaMemcpyAsync D2D of %zu MiB, read + write): %.0f GB/s; GPU rows: CUDA events, %s\n",
+            rep->gpu_name, rep->gpu_sms, rep->gpu_memory_gib, rep->gpu_driver, rep->cuda_runtime,
+            rep->copy_gpu_bytes >> 20, rep->copy_gbs_gpu,
+            cfg->quick ? ">= 3 runs and >= 0.01 s" : ">= 10 runs and >= 0.1 s (stop at 2 s), median");
   bench_plan plan = bench_plan_for(cfg);
   fprintf(f, "seed %llu; cpu backend on %d threads; %s; ", (unsigned long long)cfg->seed, cfg->threads,
           cfg->quick ? "quick" : "full");
@@ -247,9 +259,9 @@ static void print_header(FILE *f, const bench_config *cfg, const bench_report *r
       fprintf(f, "%s %s %s", k ? "," : ";", rep->versions[k][0], rep->versions[k][1]);
   }
   fputs("\n\n", f);
-  fprintf(f, "%-8s %-20s %-13s %-26s %-7s %3s %5s %10s %15s %6s %6s %7s %8s\n", "prim", "case", "size",
+  fprintf(f, "%-8s %-20s %-13s %-26s %-7s %3s %5s %10s %15s %6s %6s %7s %8s%s\n", "prim", "case", "size",
           "algorithm", "backend", "thr", "cores", "median ms", "throughput", "GB/s", "%copy", "vs ref",
-          "vs peer");
+          "vs peer", rep->gpu_name[0] != '\0' ? "  vs paper" : "");
 }
 
 static const char *status_text(const bench_row *r) {
@@ -282,9 +294,17 @@ static void print_row(FILE *f, const bench_report *rep, const bench_row *r) {
   else
     format_ratio(vs_peer, sizeof vs_peer, r->speedup_peer);
   double ms = r->t.median_s * 1e3;
-  fprintf(f, "%5.1f ", r->t.cores_used);
+  if (r->on_gpu)
+    fprintf(f, "%5s ", "gpu");
+  else
+    fprintf(f, "%5.1f ", r->t.cores_used);
   fprintf(f, ms < 1 ? "%10.4f" : "%10.3f", ms);
   fprintf(f, " %15s %6s %6s %7s %8s", rate, gbs, pct, vs_ref, vs_peer);
+  if (rep->gpu_name[0] != '\0') {
+    char vs_paper[16];
+    format_ratio(vs_paper, sizeof vs_paper, r->speedup_paper);
+    fprintf(f, " %9s", vs_paper);
+  }
   if (r->is_peer && r->optimal == 0) fputs("  not optimal (time limit)", f);
   if (r->message[0] != '\0') fprintf(f, "  (%s)", r->message);
   fputc('\n', f);
@@ -299,13 +319,122 @@ static void print_rows(FILE *f, const bench_report *rep) {
   }
 }
 
+/* ---- the papers' tables ------------------------------------------------------- */
+
+#define MAX_TABLE_SIZES 12
+#define MAX_TABLE_ROWS 48
+
+/* The cases of one GPU table and variant, in order. */
+typedef struct table_view {
+  const char *table, *variant;
+  size_t cases[MAX_TABLE_SIZES];
+  int n_cases;
+} table_view;
+
+static int same_table(const bench_case *c, const table_view *v) {
+  return strcmp(c->table, v->table) == 0 && strcmp(c->variant, v->variant) == 0;
+}
+
+static const bench_row *row_of(const bench_report *rep, size_t ci, const char *algorithm,
+                               const char *backend) {
+  for (size_t k = 0; k < rep->n_rows; k++) {
+    const bench_row *r = &rep->rows[k];
+    if (r->case_index == ci && strcmp(r->algorithm, algorithm) == 0 && strcmp(r->backend, backend) == 0)
+      return r;
+  }
+  return NULL;
+}
+
+static void print_cell(FILE *f, const bench_row *r) {
+  if (r == NULL || r->outcome != BENCH_ROW_OK)
+    fprintf(f, " %11s", r == NULL ? "" : status_text(r));
+  else
+    fprintf(f, r->t.median_s < 1e-2 ? " %11.4f" : " %11.2f", r->t.median_s * 1e3);
+}
+
+/* One line per algorithm (ours, then peers), milliseconds per size. */
+static void print_table_rows(FILE *f, const bench_report *rep, const table_view *v) {
+  const bench_row *seen[MAX_TABLE_ROWS];
+  int n_seen = 0;
+  for (int peers = 0; peers <= 1; peers++) {
+    for (size_t k = 0; k < rep->n_rows && n_seen < MAX_TABLE_ROWS; k++) {
+      const bench_row *r = &rep->rows[k];
+      int listed = r->is_peer != peers || !same_table(&rep->cases.items[r->case_index], v);
+      for (int s = 0; s < n_seen && !listed; s++)
+        listed = strcmp(seen[s]->algorithm, r->algorithm) == 0 && strcmp(seen[s]->backend, r->backend) == 0;
+      if (listed) continue;
+      seen[n_seen++] = r;
+      fprintf(f, "  %-28s", r->algorithm);
+      for (int c = 0; c < v->n_cases; c++) print_cell(f, row_of(rep, v->cases[c], r->algorithm, r->backend));
+      fputc('\n', f);
+    }
+  }
+}
+
+/* One line of onepass's speedups, against the paper's fastest algorithm or
+ * against the fastest GPU peer. */
+static void print_speedups(FILE *f, const bench_report *rep, const table_view *v, int against_peer) {
+  fprintf(f, "  %-28s", against_peer ? "onepass vs fastest GPU peer" : "onepass vs paper's fastest");
+  for (int c = 0; c < v->n_cases; c++) {
+    const bench_row *r = row_of(rep, v->cases[c], "onepass", "cuda");
+    double x = r == NULL ? 0 : against_peer ? r->speedup_peer : r->speedup_paper;
+    if (x > 0)
+      fprintf(f, " %10.2fx", x);
+    else
+      fprintf(f, " %11s", "-");
+  }
+  fputc('\n', f);
+}
+
+/* Under the table: onepass against the paper's fastest algorithm and the
+ * fastest GPU peer, and the best r of the sweep where there was one. */
+static void print_table_summary(FILE *f, const bench_report *rep, const table_view *v) {
+  print_speedups(f, rep, v, 0);
+  print_speedups(f, rep, v, 1);
+  if (!rep->cases.items[v->cases[0]].r_sweep) return;
+  fprintf(f, "  %-28s", "best r of (1+r)R1W");
+  for (int c = 0; c < v->n_cases; c++) {
+    const bench_row *best = NULL;
+    for (size_t k = 0; k < rep->n_rows; k++) {
+      const bench_row *r = &rep->rows[k];
+      if (r->case_index == v->cases[c] && r->param > 0 && r->outcome == BENCH_ROW_OK &&
+          (best == NULL || r->t.median_s < best->t.median_s))
+        best = r;
+    }
+    if (best != NULL)
+      fprintf(f, " %11.2f", best->param);
+    else
+      fprintf(f, " %11s", "-");
+  }
+  fputc('\n', f);
+}
+
+static void print_paper_tables(FILE *f, const bench_report *rep) {
+  for (size_t ci = 0; ci < rep->cases.count; ci++) {
+    const bench_case *c = &rep->cases.items[ci];
+    table_view v = {c->table, c->variant, {0}, 0};
+    int printed = c->table[0] == '\0';
+    for (size_t k = 0; k < ci && !printed; k++) printed = same_table(&rep->cases.items[k], &v);
+    if (printed) continue;
+    for (size_t k = ci; k < rep->cases.count && v.n_cases < MAX_TABLE_SIZES; k++)
+      if (same_table(&rep->cases.items[k], &v)) v.cases[v.n_cases++] = k;
+    fprintf(f, "\n%s, %s: median ms\n  %-28s", v.table, v.variant, "algorithm");
+    for (int k = 0; k < v.n_cases; k++) fprintf(f, " %11s", rep->cases.items[v.cases[k]].size);
+    fputc('\n', f);
+    print_table_rows(f, rep, &v);
+    print_table_summary(f, rep, &v);
+  }
+}
+
 static void print_footer(FILE *f, const bench_report *rep) {
   fputs("\nthr: the context's threads (sequential algorithms use one); cores: process CPU time /\n"
-        "wall time while timing (what the row kept busy); %copy: against the 1-thread copy when\n"
-        "cores < 1.5, else the multithreaded copy; vs ref: the reference algorithm's median / this\n"
-        "median (same case); vs peer: the fastest optimal peer's median (peers with no more\n"
-        "threads than the row) / this median; peer rows show whether the peer's result agrees\n"
-        "with ours. Knapsack cells are the nominal n (C + 1) per solve.\n",
+        "wall time while timing (what the row kept busy; gpu: timed on the device); %copy: against\n"
+        "the 1-thread copy when cores < 1.5, else the multithreaded copy, GPU rows against the\n"
+        "device copy; vs ref: the reference algorithm's median / this median (same case); vs peer:\n"
+        "the fastest optimal peer's median (peers with no more threads than the row; GPU rows: GPU\n"
+        "peers) / this median; peer rows show whether the peer's result agrees with ours; vs paper\n"
+        "(GPU runs): the fastest of the paper's algorithms of the case's table / this median.\n"
+        "Knapsack cells are the nominal n (C + 1) per solve.\n",
         f);
   for (int k = 0; k < rep->n_notes; k++) fprintf(f, "note: %s\n", rep->notes[k]);
   if (rep->n_targets > 0) fputs("\ntargets:\n", f);
@@ -315,8 +444,9 @@ static void print_footer(FILE *f, const bench_report *rep) {
       fprintf(f, "  %-92s   n/a\n", t->what);
       continue;
     }
-    fprintf(f, "  %-92s %6.2f %s (goal >= %.2f: %s)\n", t->what, t->value, t->unit, t->goal,
-            t->value >= t->goal ? "met" : "NOT met");
+    int met = t->at_most ? t->value <= t->goal : t->value >= t->goal;
+    fprintf(f, "  %-92s %6.2f %s (goal %s %.2f: %s)\n", t->what, t->value, t->unit, t->at_most ? "<=" : ">=",
+            t->goal, met ? "met" : "NOT met");
   }
   fprintf(f, "\ntotal %.1f s\n", rep->total_s);
 }
@@ -337,6 +467,7 @@ int skss_cmd_bench(int argc, char **argv) {
   FILE *table = cli.json != NULL && strcmp(cli.json, "-") == 0 ? stderr : stdout;
   print_header(table, &cli.cfg, &rep);
   print_rows(table, &rep);
+  print_paper_tables(table, &rep);
   print_footer(table, &rep);
   rc = EX_OK;
   if (cli.json != NULL && bench_write_json(&cli.cfg, &rep, cli.json, err) != 0) {

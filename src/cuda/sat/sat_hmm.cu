@@ -54,6 +54,7 @@
 
 #include "cuda/tuning.h"
 #include "sat_cuda.cuh"
+#include "sat_hooks.h"
 
 namespace {
 
@@ -508,7 +509,9 @@ struct launcher {
   skss_status sat_hybrid(void *scratch) {
     const int64_t th = tiles(a.h), tw = tiles(a.w), diagonals = th + tw - 1;
     const double side = static_cast<double>(th < tw ? th : tw);
-    int64_t ka = llround(sqrt(hybrid_r(a.h, a.w)) * side);
+    const double set_r = skss__cuda(ctx)->sat_hybrid_r; /* the bench's sweep (sat_hooks.h) */
+    const double r = set_r > 0 ? set_r : hybrid_r(a.h, a.w);
+    int64_t ka = llround(sqrt(r) * side);
     if (ka > diagonals / 2) ka = diagonals / 2;
     const tile_sums s = sums_in<Acc>(scratch, a.h, a.w);
     skss_status st = batch<In, Acc>(s, region{0, ka});
@@ -571,4 +574,13 @@ skss_status skss__cuda_sat_hmm(skss_ctx *ctx, int algorithm, const skss__sat_dev
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: unknown type pair %d", FN,
                       static_cast<int>(plane->pair));
   return skss__sat_by_pair<hmm_run>(plane->pair, ctx, algorithm, plane, scratch);
+}
+
+extern "C" skss_status skss__cuda_sat_set_hybrid_r(skss_ctx *ctx, double r) {
+  if (ctx == NULL || ctx->cuda == NULL) return SKSS_ERR_INVALID_ARG;
+  if (!(r >= 0 && r < 1))
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
+                      "skss__cuda_sat_set_hybrid_r(): r = %g is not in [0, 1)", r);
+  skss__cuda(ctx)->sat_hybrid_r = r;
+  return SKSS_OK;
 }
