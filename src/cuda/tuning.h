@@ -55,12 +55,21 @@
 #define SKSS_SAT_RC_ROW_WARPS 8
 
 /* ---- SAT: one pass, ours (sat/sat_onepass.cu) ---- */
-/* A block of WARPS warps owns a strip of WARPS * ROWS_PER_WARP rows and
- * walks it in tiles 32 * VEC columns wide (each lane VEC adjacent columns:
- * 16-byte loads of 32-bit inputs); 4 x 8 x 4 gives 32 x 128 tiles, 8
- * independent row loads in flight per warp, and ~100 registers for f64. */
+/* A block of WARPS warps works on one tile of WARPS * ROWS_PER_WARP rows by
+ * 32 * VEC columns (each lane VEC adjacent columns: 16-byte accesses of
+ * 4-byte elements): 4 x 8 x 4 gives 32 x 128 tiles, 8 independent row loads
+ * in flight per warp. Tiles wait on their neighbours' carries (look-back),
+ * so throughput comes from many tiles per SM: the launch bound keeps 4-byte
+ * accumulators within 64 registers (8 blocks, 32 warps per SM; a few bytes
+ * spill, still faster on the H100 than 6 blocks at 80 registers, or 8-warp
+ * blocks of 32 x 128 and 64 x 128 tiles), 8-byte ones within 128. */
 #define SKSS_CUDA_SAT_ONEPASS_WARPS 4
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP 8
 #define SKSS_CUDA_SAT_ONEPASS_VEC 4
+#define SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_4B 8
+#define SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_8B 4
+/* Loads in flight per thread when a look-back adds up a window of
+ * predecessors (8 measured faster than 16, which spills more). */
+#define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 8
 
 #endif
