@@ -17,8 +17,8 @@
  *   2. each row's sum left of the tile, by looking back along the tile
  *      row: each predecessor has published its row totals (its aggregate)
  *      or its rows' prefixes up to its last column (inclusive); warp 0
- *      reads their states, the block adds aggregates up to the nearest
- *      inclusive; then this tile's inclusive prefixes are published;
+ *      reads their states, the whole block adds aggregates up to the
+ *      nearest inclusive; then this tile's inclusive prefixes are published;
  *   3. each warp turns its rows into full row prefix sums and accumulates
  *      them down its rows; the warps' column totals go to shared memory;
  *   4. the column sums above the tile likewise along the tile column (an
@@ -77,6 +77,7 @@ struct skss__op_shared {
   /* warps' column totals; column (lane * VEC + c) at [c][lane]: no bank conflicts */
   Acc warp_cols[SKSS__OP_WARPS][SKSS__OP_VEC][32];
   Acc col_carry[SKSS__OP_VEC][32]; /* the table's row above the tile */
+  Acc partial[SKSS__OP_THREADS];   /* look-back partial sums */
   int tile;                        /* the block's ticket */
   int window;                      /* a look-back window (skss__op_poll) */
 };
@@ -182,9 +183,10 @@ __device__ __forceinline__ Acc skss__op_scan_row(Acc (&x)[SKSS__OP_VEC]) {
     if (lane >= d) incl += y;
   }
   const Acc before = __shfl_up_sync(SKSS__OP_FULL_MASK, incl, 1);
-  if (lane > 0)
+  if (lane > 0) {
 #pragma unroll
     for (int c = 0; c < SKSS__OP_VEC; c++) x[c] = before + x[c];
+  }
   return incl;
 }
 
@@ -306,15 +308,18 @@ __device__ int skss__op_poll(const Line &line, int q0, bool &published) {
   }
 }
 
-/* The whole block: the carry of element `threadIdx.x` (< elems) from the
- * tile's predecessors along `line`, by decoupled look-back (Merrill &
- * Garland): warp 0 reads 32 predecessors' states at once, then every thread
- * adds, for its element, the aggregates of the nearest ones and the first
- * inclusive prefix, LB_LOADS loads in flight. */
-template <typename Acc, typename Line>
-__device__ Acc skss__op_lookback(const Line &line, int elems, bool published,
-                                 skss__op_shared<Acc> &sh) {
-  const int e = threadIdx.x;
+/* The whole block: the carry of element e < ELEMS (returned in thread e)
+ * from the tile's predecessors along `line`, by decoupled look-back
+ * (Merrill & Garland): warp 0 reads 32 predecessors' states at once, then
+ * the THREADS / ELEMS threads of each element add, each every PARTS-th of
+ * the window's terms (the aggregates of the nearest predecessors and the
+ * first inclusive prefix), LB_LOADS loads in flight, and thread e adds
+ * their partial sums. */
+template <typename Acc, int ELEMS, typename Line>
+__device__ Acc skss__op_lookback(const Line &line, bool published, skss__op_shared<Acc> &sh) {
+  constexpr int PARTS = SKSS__OP_THREADS / ELEMS;
+  static_assert(SKSS__OP_THREADS % ELEMS == 0, "whole threads per carry element");
+  const int e = threadIdx.x % ELEMS, part = threadIdx.x / ELEMS;
   Acc carry = 0;
   for (int q0 = 1;;) {
     if (threadIdx.x < 32) {
@@ -325,22 +330,31 @@ __device__ Acc skss__op_lookback(const Line &line, int elems, bool published,
     __syncthreads();
     const int window = sh.window, n = window % SKSS__OP_LB_INCL;
     const int terms = n + (window >= SKSS__OP_LB_INCL); /* term n: the inclusive prefix */
-    for (int k0 = 0; e < elems && k0 < terms; k0 += SKSS__OP_LB_LOADS) {
+    for (int k0 = part; k0 < terms; k0 += PARTS * SKSS__OP_LB_LOADS) {
       Acc v[SKSS__OP_LB_LOADS];
 #pragma unroll
       for (int i = 0; i < SKSS__OP_LB_LOADS; i++) {
-        const int k = k0 + i;
+        const int k = k0 + i * PARTS;
         v[i] = k < n ? line.aggregate(q0 + k, e) : k < terms ? line.inclusive(q0 + k, e) : Acc(0);
       }
 #pragma unroll
       for (int i = 0; i < SKSS__OP_LB_LOADS; i++)
-        if (k0 + i < terms) carry += v[i];
+        if (k0 + i * PARTS < terms) carry += v[i];
     }
-    if (n < 32) return carry;
+    if (n < 32) break;
     q0 += 32;
     /* every thread has read the window before warp 0 rewrites it */
     __syncthreads();
   }
+  if (PARTS == 1) return carry;
+  sh.partial[threadIdx.x] = carry;
+  /* the partial sums are in shared memory */
+  __syncthreads();
+  if (part == 0) {
+#pragma unroll
+    for (int k = 1; k < PARTS; k++) carry += sh.partial[k * ELEMS + e];
+  }
+  return carry;
 }
 
 /* Step 2: each row's sum left of the tile into sh.row_carry and, for the
@@ -355,7 +369,7 @@ __device__ void skss__op_row_carries(const skss__op_tiles &g, const skss__op_til
   Acc carry = 0;
   if (tl.tp > 0) {
     if (g.eager && has_next && threadIdx.x < 32) line.publish_aggregate();
-    carry = skss__op_lookback<Acc>(line, SKSS__OP_TILE_H, g.eager || !has_next, sh);
+    carry = skss__op_lookback<Acc, SKSS__OP_TILE_H>(line, g.eager || !has_next, sh);
   }
   if (r < SKSS__OP_TILE_H) {
     sh.row_carry[r] = carry;
@@ -379,7 +393,7 @@ __device__ void skss__op_col_carries(const skss__sat_dev_plane &p, const skss__o
   Acc carry = 0;
   if (tl.ts > 0) {
     if (g.eager && has_next && threadIdx.x < 32) line.publish_aggregate();
-    carry = skss__op_lookback<Acc>(line, SKSS__OP_TILE_W, g.eager || !has_next, sh);
+    carry = skss__op_lookback<Acc, SKSS__OP_TILE_W>(line, g.eager || !has_next, sh);
   }
   if (e < SKSS__OP_TILE_W) {
     sh.col_carry[c][l] = carry;
