@@ -229,7 +229,10 @@ typedef enum skss_sat_algorithm {
   SKSS_SAT_SCANROW_BRLT_LF = 27,
   SKSS_SAT_SCANROWCOLUMN_KS = 28,
   SKSS_SAT_SCANROWCOLUMN_LF = 29,
-  /* ours (CUDA): one pass, each input read once and each output written once */
+  /* ours (CUDA): one pass, each input read once and each output written once;
+     tiles get their carries by decoupled look-back, so float outputs may
+     round differently from run to run (always within the bound below);
+     AUTO on CUDA uses it for integer outputs, SCANROWCOLUMN_KS for floats */
   SKSS_SAT_ONEPASS = 30
 } skss_sat_algorithm;
 

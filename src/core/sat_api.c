@@ -154,7 +154,8 @@ skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc, const void *in, v
   if (ctx->backend == SKSS_BACKEND_CUDA) {
     const skss__sat_call call = {d.height, d.width, pair->pair, in_elem,  out_elem,   pad != 0,
                                  in,       bin.pitch, out,      bout.pitch, out_sq, bsq.pitch};
-    return skss__cuda_sat(ctx, alg, &call);
+    /* AUTO is refined per type pair on the device side (cuda/tuning.h). */
+    return skss__cuda_sat(ctx, d.algorithm == SKSS_SAT_AUTO ? SKSS_SAT_AUTO : alg, &call);
   }
   void *work = skss__scratch(ctx, skss__sat_work_bytes(ctx, alg, pair->pair, d.height, d.width));
   if (work == NULL)

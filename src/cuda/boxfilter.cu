@@ -22,6 +22,7 @@
 #include <climits>
 
 #include "sat/sat_cuda.cuh"
+#include "tuning.h"
 
 static const char *const FN = "skss_boxfilter_u8()";
 
@@ -31,9 +32,8 @@ namespace {
  * more than twice any window sum (< 2^53): every output is 0. */
 constexpr uint64_t MAX_SIDE = (uint64_t)1 << 27;
 
-/* Threads per block: one per output pixel, 32 columns x 8 rows, so a warp's
- * four SAT reads are each one contiguous run of 32 elements of one row. */
-constexpr int BOX_COLS = 32, BOX_ROWS = 8;
+/* Threads per block: one per output pixel (tuning.h). */
+constexpr int BOX_COLS = SKSS_CUDA_BOX_COLS, BOX_ROWS = SKSS_CUDA_BOX_ROWS;
 
 enum box_mode { BOX_COPY, BOX_CLEAR, BOX_FILTER };
 

@@ -72,4 +72,19 @@
  * predecessors (8 measured faster than 16, which spills more). */
 #define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 8
 
+/* ---- SAT: what AUTO runs on the CUDA backend (sat/sat_dispatch.cu) ----
+ * Measured on the H100 (bench/results/gpu-*): integer outputs take onepass,
+ * the fastest at every size; it is exact, so the order in which its
+ * decoupled look-back adds carries cannot show. Float outputs take
+ * scanrowcolumn-ks: within about 10% of onepass at 16K and deterministic,
+ * whereas onepass may round differently from run to run. */
+#define SKSS_CUDA_SAT_AUTO_INTEGER SKSS_SAT_ONEPASS
+#define SKSS_CUDA_SAT_AUTO_FLOAT SKSS_SAT_SCANROWCOLUMN_KS
+
+/* ---- Box filter (boxfilter.cu) ----
+ * One thread per output pixel, 32 columns x 8 rows: a warp's four SAT reads
+ * are each one contiguous run of 32 elements of one row. */
+#define SKSS_CUDA_BOX_COLS 32
+#define SKSS_CUDA_BOX_ROWS 8
+
 #endif

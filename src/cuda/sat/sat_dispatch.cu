@@ -7,6 +7,7 @@
  * algorithm's family (sat_cuda.cuh) runs once per output plane.
  */
 #include "sat_cuda.cuh"
+#include "../tuning.h"
 
 static const char *const FN = "skss_sat()";
 
@@ -99,7 +100,18 @@ static skss_status zero_border(skss_ctx *ctx, const staged *s, size_t elem) {
   return SKSS_OK;
 }
 
+/* AUTO on the CUDA backend: chosen per output type (tuning.h says why). */
+static int auto_algorithm(skss__sat_pair pair) {
+  switch (pair) {
+    case SKSS__SAT_u8_u32:
+    case SKSS__SAT_i32_u32:
+    case SKSS__SAT_u32_u32: return SKSS_CUDA_SAT_AUTO_INTEGER;
+    default: return SKSS_CUDA_SAT_AUTO_FLOAT;
+  }
+}
+
 extern "C" skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *c) {
+  if (algorithm == SKSS_SAT_AUTO) algorithm = auto_algorithm(c->pair);
   family fam;
   if (!find_family(algorithm, &fam))
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: no CUDA family for algorithm %d", FN, algorithm);
