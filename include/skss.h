@@ -354,7 +354,30 @@ typedef enum skss_halftone_algorithm {
   SKSS_HALFTONE_ED_RC = 3, /* error diffusion with register caching         */
   SKSS_HALFTONE_EC_RC = 4, /* error collection with register caching        */
   /* ours (CPU): a CPU task array: rows by ticket, rows lag by the slope   */
-  SKSS_HALFTONE_TASKARRAY_CPU = 5
+  SKSS_HALFTONE_TASKARRAY_CPU = 5,
+  /* CUDA, error-diffusion paper (error-diffusion-parallel.md), on global memory: */
+  SKSS_HALFTONE_PED3 = 16,          /* 3-delay parallel error diffusion         */
+  SKSS_HALFTONE_PED2_ATOMIC = 17,   /* 2-delay PED, pushes by atomicAdd         */
+  SKSS_HALFTONE_PED2_LAUNCH = 18,   /* 2-delay PED, an extra launch per step    */
+  SKSS_HALFTONE_PEC2 = 19,          /* 2-delay parallel error collection        */
+  /* the same four with the row-shift + transpose data permutation:          */
+  SKSS_HALFTONE_PED3_PERM = 20,
+  SKSS_HALFTONE_PED2_ATOMIC_PERM = 21,
+  SKSS_HALFTONE_PED2_LAUNCH_PERM = 22,
+  SKSS_HALFTONE_PEC2_PERM = 23,
+  /* parallelogram blocks in shared memory, one launch per diagonal label:   */
+  SKSS_HALFTONE_PED_2D = 24,        /* 2-D parallel error diffusion             */
+  SKSS_HALFTONE_PED_2D_RC = 25,     /* 2-D PED with register caching            */
+  SKSS_HALFTONE_PEC_2D = 26,        /* 2-D parallel error collection            */
+  SKSS_HALFTONE_PEC_2D_RC = 27,     /* 2-D PEC with register caching            */
+  /* CUDA, task-array paper (skss-task-arrays.md): */
+  SKSS_HALFTONE_SKSS = 28,          /* one kernel, a warp per strip of 32 x 32
+                                       parallelograms, strips by row ticket     */
+  /* ours (CUDA): one kernel, a warp per strip of 32 pixel rows (each lane a
+     row) walked left to right in column chunks, strips by row ticket; a
+     lane's row lags the one above by more than the slope so lane exchanges
+     stay off the critical path; batches run their images' strips at once  */
+  SKSS_HALFTONE_STRIPS = 29
 } skss_halftone_algorithm;
 
 /* Semantics (every backend and algorithm gives these bytes): raster order;
@@ -372,13 +395,23 @@ typedef struct skss_halftone_desc {
   int threshold;             /* 0..255; default 128 */
   skss_halftone_output output;
   skss_halftone_algorithm algorithm;
+  /* Batch (appended fields: a desc whose `size` ends before `images`
+   * means one image): `images` images of the same size, image k at
+   * in + k * in_image_stride and out + k * out_image_stride, each halftoned
+   * on its own (errors never cross images). 0 counts as 1. A stride of 0
+   * means packed (height * pitch); a stride must cover one image. */
+  int64_t images;
+  int64_t in_image_stride;   /* bytes between images; 0 = height * in_pitch */
+  int64_t out_image_stride;  /* bytes between images; 0 = height * out_pitch */
 } skss_halftone_desc;
 
 #define SKSS_HALFTONE_DESC_INIT \
   { sizeof(skss_halftone_desc), 0, 0, 0, 0, SKSS_DITHER_FLOYD_STEINBERG, 128, \
-    SKSS_HALFTONE_BYTES, SKSS_HALFTONE_AUTO }
+    SKSS_HALFTONE_BYTES, SKSS_HALFTONE_AUTO, 1, 0, 0 }
 
-/* Halftones an 8-bit gray image; `in` and `out` must not overlap. */
+/* Halftones an 8-bit gray image (or a batch of them, above); `in` and `out`
+ * must not overlap. On the CUDA backend both may be host or device memory;
+ * with device memory the call is asynchronous on the context's stream. */
 SKSS_API skss_status skss_halftone(skss_ctx *ctx, const skss_halftone_desc *desc,
                                    const uint8_t *in, void *out /* OUT */);
 

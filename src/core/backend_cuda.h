@@ -43,6 +43,25 @@ skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *c
  * validated call whose pointers may be host or device memory. */
 skss_status skss__cuda_boxfilter_u8(skss_ctx *ctx, const skss__box_args *args);
 
+/* A validated halftone call for the CUDA backend (core/halftone_api.c):
+ * sizes > 0, `images` >= 1 images of height x width, image k at
+ * in + k * in_image_stride and out + k * out_image_stride; pointers may be
+ * host or device memory (src/cuda/halftone/halftone_dispatch.cu stages host
+ * data through the context's device arena). */
+typedef struct skss__halftone_call {
+  const uint8_t *in;
+  size_t in_pitch, in_image_stride;
+  void *out;             /* BYTES or BITS rows, as `output` says */
+  size_t out_pitch, out_image_stride;
+  int64_t height, width, images;
+  skss_dither_kernel kernel;
+  int white_above;       /* skss__halftone_white_above(threshold) */
+  skss_halftone_output output;
+} skss__halftone_call;
+
+/* `algorithm` is a CUDA halftone algorithm (AUTO already resolved). */
+skss_status skss__cuda_halftone(skss_ctx *ctx, int algorithm, const skss__halftone_call *call);
+
 #ifdef __cplusplus
 }
 #endif

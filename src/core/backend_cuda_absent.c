@@ -30,6 +30,11 @@ skss_status skss__cuda_boxfilter_u8(skss_ctx *ctx, const skss__box_args *args) {
   return skss__fail(ctx, SKSS_ERR_UNSUPPORTED,
                     "skss_boxfilter_u8(): this build has no CUDA backend");
 }
+skss_status skss__cuda_halftone(skss_ctx *ctx, int algorithm, const skss__halftone_call *call) {
+  (void)algorithm;
+  (void)call;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_halftone(): this build has no CUDA backend");
+}
 
 #else
 /* Keeps ISO C happy: a translation unit must declare something. */

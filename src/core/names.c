@@ -46,6 +46,10 @@ static const alg_row HALFTONE_ALGS[] = {
     {SKSS_HALFTONE_ED_RC, "ed-rc", B_REF | B_CPU},
     {SKSS_HALFTONE_EC_RC, "ec-rc", B_REF | B_CPU},
     {SKSS_HALFTONE_TASKARRAY_CPU, "taskarray-cpu", B_CPU},
+    /* CUDA rows land with their kernels (a named algorithm must run on some
+     * backend): ped3 .. pec2-perm (16-23) with src/cuda/halftone/halftone_pram.cu,
+     * 2d-ped .. 2d-pec-rc (24-27) with halftone_parallelogram.cu, "skss" (28)
+     * with halftone_skss.cu, "strips" (29) with halftone_strips.cu. */
 };
 static const alg_row KNAPSACK_ALGS[] = {
     {SKSS_KNAPSACK_AUTO, "auto", B_ALL},
