@@ -18,6 +18,12 @@ typedef struct skss__cuda_state {
   void *arena;        /* grow-only device scratch */
   size_t arena_bytes;
   double sat_hybrid_r; /* (1+r)R1W's r when > 0 (sat/sat_hooks.h), else tuning.h's */
+  int sat_onepass_shape; /* onepass's block shape when > 0 (sat/sat_hooks.h), else by size */
+  /* skss__cuda_epoch_flags(): a zeroed buffer only it hands out */
+  void *epoch_buf;
+  size_t epoch_words;
+  int epoch;
+  unsigned long long epoch_tickets; /* tickets handed out since the buffer was zeroed */
 } skss__cuda_state;
 
 static inline skss__cuda_state *skss__cuda(skss_ctx *ctx) {
@@ -51,6 +57,29 @@ static inline skss__cuda_state *skss__cuda(skss_ctx *ctx) {
  * (256-byte aligned); valid until the next call. NULL (with the error
  * recorded on ctx) when the device is out of memory. */
 void *skss__cuda_scratch(skss_ctx *ctx, const char *fn, size_t bytes);
+
+/* State words and a ticket counter for a kernel that publishes per-task
+ * states without a reset launch before it (a memset is a launch of a few
+ * microseconds, as long as a whole small SAT): the words stay in a buffer
+ * of the context that nothing else writes, each call gets a fresh epoch and
+ * publishes `epoch * 4 + state` (state 1..3), so that words of earlier calls
+ * read as "nothing yet"; tickets are a 64-bit count that never resets, and a
+ * call's first ticket is `ticket_base`. The buffer is zeroed (on the stream)
+ * only when it grows or the epochs run out. */
+typedef struct skss__cuda_epoch_flags {
+  int *words;                       /* `count` state words */
+  unsigned long long *ticket;       /* the counter */
+  unsigned long long ticket_base;   /* its value when this call's kernel starts */
+  int epoch;                        /* >= 1 */
+} skss__cuda_epoch_flags;
+
+/* `count` state words and `tickets` tickets for one call on ctx's stream. */
+skss_status skss__cuda_epoch_flags_take(skss_ctx *ctx, const char *fn, size_t count,
+                                        unsigned long long tickets, skss__cuda_epoch_flags *out);
+
+/* After a failed launch (its tickets were never taken): the next take
+ * zeroes the buffer and restarts the count. */
+void skss__cuda_epoch_flags_abandon(skss_ctx *ctx);
 
 /* Rounds up to the arena's alignment, for carving one scratch block. */
 static inline size_t skss__cuda_align(size_t bytes) { return (bytes + 255) & ~(size_t)255; }

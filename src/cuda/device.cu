@@ -3,6 +3,8 @@
  * the context's device and stream, and deferred-error synchronisation.
  * The primitives' kernels live in their own folders (sat/, halftone/, ...).
  */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +56,7 @@ extern "C" void skss__cuda_ctx_release(skss_ctx *ctx) {
   skss__cuda_state *st = skss__cuda(ctx);
   if (st == NULL) return;
   if (st->arena) cudaFree(st->arena);
+  if (st->epoch_buf) cudaFree(st->epoch_buf);
   if (st->owns_stream) cudaStreamDestroy(st->stream);
   free(st);
   ctx->cuda = NULL;
@@ -82,6 +85,46 @@ void *skss__cuda_scratch(skss_ctx *ctx, const char *fn, size_t bytes) {
   st->arena_bytes = want;
   return st->arena;
 }
+
+skss_status skss__cuda_epoch_flags_take(skss_ctx *ctx, const char *fn, size_t count,
+                                        unsigned long long tickets, skss__cuda_epoch_flags *out) {
+  skss__cuda_state *st = skss__cuda(ctx);
+  /* an epoch is published as epoch * 4 + 3 at most, in an int */
+  const int last_epoch = (INT_MAX - 3) / 4;
+  bool zero = st->epoch >= last_epoch;
+  if (count > st->epoch_words || st->epoch_buf == NULL) {
+    size_t want = count < st->epoch_words / 2 * 3 ? st->epoch_words / 2 * 3 : count;
+    if (want > (SIZE_MAX - 256) / sizeof(int))
+      return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: %zu state words overflow size_t", fn, count);
+    /* cudaFree waits for the device: no queued kernel still reads the old words */
+    if (st->epoch_buf != NULL) cudaFree(st->epoch_buf);
+    st->epoch_buf = NULL;
+    st->epoch_words = 0;
+    if (cudaMalloc(&st->epoch_buf, 256 + want * sizeof(int)) != cudaSuccess) {
+      (void)cudaGetLastError();
+      st->epoch_buf = NULL;
+      return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no device memory for %zu state words",
+                        fn, want);
+    }
+    st->epoch_words = want;
+    zero = true;
+  }
+  if (zero) {
+    SKSS_CUDA_TRY(ctx, fn, cudaMemsetAsync(st->epoch_buf, 0, 256 + st->epoch_words * sizeof(int),
+                                           st->stream));
+    st->epoch = 0;
+    st->epoch_tickets = 0;
+  }
+  st->epoch++;
+  out->ticket = static_cast<unsigned long long *>(st->epoch_buf);
+  out->words = reinterpret_cast<int *>(static_cast<uint8_t *>(st->epoch_buf) + 256);
+  out->ticket_base = st->epoch_tickets;
+  out->epoch = st->epoch;
+  st->epoch_tickets += tickets;
+  return SKSS_OK;
+}
+
+void skss__cuda_epoch_flags_abandon(skss_ctx *ctx) { skss__cuda(ctx)->epoch = INT_MAX; }
 
 bool skss__cuda_is_device_ptr(const void *ptr) {
   cudaPointerAttributes attr;
