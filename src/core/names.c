@@ -46,6 +46,18 @@ static const alg_row HALFTONE_ALGS[] = {
     {SKSS_HALFTONE_ED_RC, "ed-rc", B_REF | B_CPU},
     {SKSS_HALFTONE_EC_RC, "ec-rc", B_REF | B_CPU},
     {SKSS_HALFTONE_TASKARRAY_CPU, "taskarray-cpu", B_CPU},
+    {SKSS_HALFTONE_PED3, "ped3", B_CUDA},
+    {SKSS_HALFTONE_PED2_ATOMIC, "ped2-atomic", B_CUDA},
+    {SKSS_HALFTONE_PED2_LAUNCH, "ped2-launch", B_CUDA},
+    {SKSS_HALFTONE_PEC2, "pec2", B_CUDA},
+    {SKSS_HALFTONE_PED3_PERM, "ped3-perm", B_CUDA},
+    {SKSS_HALFTONE_PED2_ATOMIC_PERM, "ped2-atomic-perm", B_CUDA},
+    {SKSS_HALFTONE_PED2_LAUNCH_PERM, "ped2-launch-perm", B_CUDA},
+    {SKSS_HALFTONE_PEC2_PERM, "pec2-perm", B_CUDA},
+    {SKSS_HALFTONE_PED_2D, "2d-ped", B_CUDA},
+    {SKSS_HALFTONE_PED_2D_RC, "2d-ped-rc", B_CUDA},
+    {SKSS_HALFTONE_PEC_2D, "2d-pec", B_CUDA},
+    {SKSS_HALFTONE_PEC_2D_RC, "2d-pec-rc", B_CUDA},
     /* CUDA rows land with their kernels (a named algorithm must run on some
      * backend): ped3 .. pec2-perm (16-23) with src/cuda/halftone/halftone_pram.cu,
      * 2d-ped .. 2d-pec-rc (24-27) with halftone_parallelogram.cu, "skss" (28)

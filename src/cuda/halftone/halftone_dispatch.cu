@@ -26,12 +26,27 @@ typedef struct family {
   bool batched; /* runs job->images > 1 itself */
 } family;
 
-/* Algorithm -> family. The PRAM-style (16-23: skss__cuda_halftone_pram) and
- * parallelogram (24-27: skss__cuda_halftone_parallelogram) rows are added
- * here with their files, as are their names rows (core/names.c): until then
- * those algorithms are unknown by name and never reach this table. */
+/* Algorithm -> family: the error-diffusion paper's PRAM-style variants
+ * (16-23, halftone_pram.cu) and parallelogram blocks (24-27,
+ * halftone_parallelogram.cu). */
 static bool find_family(int algorithm, family *f) {
   switch (algorithm) {
+    case SKSS_HALFTONE_PED3:
+    case SKSS_HALFTONE_PED2_ATOMIC:
+    case SKSS_HALFTONE_PED2_LAUNCH:
+    case SKSS_HALFTONE_PEC2:
+    case SKSS_HALFTONE_PED3_PERM:
+    case SKSS_HALFTONE_PED2_ATOMIC_PERM:
+    case SKSS_HALFTONE_PED2_LAUNCH_PERM:
+    case SKSS_HALFTONE_PEC2_PERM:
+      *f = {skss__cuda_halftone_pram_scratch, skss__cuda_halftone_pram, false};
+      return true;
+    case SKSS_HALFTONE_PED_2D:
+    case SKSS_HALFTONE_PED_2D_RC:
+    case SKSS_HALFTONE_PEC_2D:
+    case SKSS_HALFTONE_PEC_2D_RC:
+      *f = {skss__cuda_halftone_parallelogram_scratch, skss__cuda_halftone_parallelogram, false};
+      return true;
     default: (void)f; return false;
   }
 }
