@@ -47,9 +47,7 @@ enum {
   BENCH_SUITE_COMPACT = 1u << SKSS_OP_COMPACT,
   BENCH_SUITE_ALL = BENCH_SUITE_SAT | BENCH_SUITE_HALFTONE | BENCH_SUITE_KNAPSACK | BENCH_SUITE_COMPACT,
   /* The SAT papers' tables on the GPU (not part of "all": name it). */
-  BENCH_SUITE_SAT_PAPERS = 1u << (SKSS_OP_COMPACT + 1),
-  /* onepass at each block shape of tuning.h (the data behind its AUTO) */
-  BENCH_SUITE_SAT_SHAPES = 1u << (SKSS_OP_COMPACT + 2)
+  BENCH_SUITE_SAT_PAPERS = 1u << (SKSS_OP_COMPACT + 1)
 };
 
 /* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
@@ -149,7 +147,6 @@ typedef struct bench_case {
   int no_peers;       /* the case gets no peers */
   int time_reference; /* time the reference on cpu-ref even when that backend is not run */
   int r_sweep;        /* also time (1+r)R1W at each r of BENCH_R_SWEEP */
-  int shape_sweep;    /* also time onepass at each block shape of tuning.h */
   double ref_s;       /* seconds of the reference's one call in prepare */
   union {
     struct { int64_t height, width; skss_dtype in, out; skss_sat_layout layout; } sat;
@@ -428,10 +425,6 @@ int bench_gpu_sat_peer(bench_gpu *gpu, bench_gpu_peer peer, const bench_gpu_sat 
 
 /* skss__cuda_sat_set_hybrid_r() (src/cuda/sat/sat_hooks.h), for the sweep. */
 skss_status bench_gpu_set_hybrid_r(skss_ctx *ctx, double r);
-/* skss__cuda_sat_set_onepass_shape() (sat_hooks.h) and the number of band
- * shapes (the tile layout is shape count + 1), for the shape sweep. */
-skss_status bench_gpu_set_onepass_shape(skss_ctx *ctx, int shape);
-int bench_gpu_onepass_shapes(void);
 
 #ifdef __cplusplus
 }

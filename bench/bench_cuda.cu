@@ -36,7 +36,6 @@
 
 #include "bench.h"
 #include "cuda/sat/sat_hooks.h"
-#include "cuda/tuning.h"
 
 #define GPU_BATCH 32
 #define GPU_HEAD_START_MIN_S 1e-3
@@ -538,12 +537,6 @@ extern "C" int bench_gpu_sat_peer(bench_gpu *g, bench_gpu_peer peer, const bench
   if (c.temp != NULL) cudaFree(c.temp);
   return rc;
 }
-
-extern "C" skss_status bench_gpu_set_onepass_shape(skss_ctx *ctx, int shape) {
-  return skss__cuda_sat_set_onepass_shape(ctx, shape);
-}
-
-extern "C" int bench_gpu_onepass_shapes(void) { return SKSS_CUDA_SAT_ONEPASS_SHAPE_COUNT + 1; }
 
 extern "C" skss_status bench_gpu_set_hybrid_r(skss_ctx *ctx, double r) {
   return skss__cuda_sat_set_hybrid_r(ctx, r);

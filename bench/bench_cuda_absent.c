@@ -93,14 +93,6 @@ int bench_gpu_sat_peer(bench_gpu *gpu, bench_gpu_peer peer, const bench_gpu_sat 
   return absent(err);
 }
 
-skss_status bench_gpu_set_onepass_shape(skss_ctx *ctx, int shape) {
-  (void)ctx;
-  (void)shape;
-  return SKSS_ERR_UNSUPPORTED;
-}
-
-int bench_gpu_onepass_shapes(void) { return 0; }
-
 skss_status bench_gpu_set_hybrid_r(skss_ctx *ctx, double r) {
   (void)ctx;
   (void)r;

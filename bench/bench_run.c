@@ -322,36 +322,11 @@ static void sweep_hybrid_r(case_run *cr, skss_ctx *ctx) {
   bench_gpu_set_hybrid_r(ctx, 0);
 }
 
-/* onepass at each block shape, then back to the choice by size. */
-static void sweep_onepass_shapes(case_run *cr, skss_ctx *ctx) {
-  const bench_case *c = &cr->rep->cases.items[cr->ci];
-  const int shapes = bench_gpu_onepass_shapes();
-  for (int s = 1; s <= shapes; s++) {
-    bench_row *r = add_our_row(cr, SKSS_SAT_ONEPASS, SKSS_BACKEND_CUDA, ctx);
-    if (r == NULL) break;
-    if (s < shapes)
-      snprintf(r->algorithm, sizeof r->algorithm, "onepass shape=%d", s);
-    else
-      snprintf(r->algorithm, sizeof r->algorithm, "onepass tiles");
-    r->param = s;
-    timed_call call = {cr->prim, cr->job, ctx, SKSS_SAT_ONEPASS};
-    if (bench_status_error(ctx, "set shape", bench_gpu_set_onepass_shape(ctx, s), r->message) == 0) {
-      measure_any_row(cr, SKSS_BACKEND_CUDA, &call, r);
-    } else {
-      r->on_gpu = 1;
-      r->outcome = BENCH_ROW_FAILED;
-      progress(cr->cfg, c, r);
-    }
-  }
-  bench_gpu_set_onepass_shape(ctx, 0);
-}
-
 /* After a case's cuda rows: the r sweep and the in-process GPU peers. */
 static void device_extras(case_run *cr, skss_ctx *ctx) {
   const bench_case *c = &cr->rep->cases.items[cr->ci];
   if (cr->gpu == NULL || cr->prim->device == NULL || cr->device_err[0] != '\0') return;
   if (c->r_sweep) sweep_hybrid_r(cr, ctx);
-  if (c->shape_sweep) sweep_onepass_shapes(cr, ctx);
   if (c->no_peers || !cr->cfg->peers) return;
   size_t first = cr->rep->n_rows;
   cr->prim->device->peers(cr->job, cr->cfg, cr->rep, cr->ci);
@@ -422,10 +397,8 @@ static skss_ctx *make_context(const bench_config *cfg, bench_report *rep, skss_b
 static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]) {
   if ((cfg->suites & BENCH_SUITE_SAT_PAPERS) && !cfg->gpu)
     add_note(rep, "suite sat-papers: the papers' tables are GPU tables; the cuda backend does not run");
-  if ((cfg->suites & BENCH_SUITE_SAT_SHAPES) && !cfg->gpu)
-    add_note(rep, "suite sat-shapes: a GPU sweep; the cuda backend does not run");
   for (int op = SKSS_OP_SAT; op <= SKSS_OP_COMPACT; op++) {
-    unsigned bits = 1u << op | (op == SKSS_OP_SAT ? (unsigned)(BENCH_SUITE_SAT_PAPERS | BENCH_SUITE_SAT_SHAPES) : 0u);
+    unsigned bits = 1u << op | (op == SKSS_OP_SAT ? (unsigned)BENCH_SUITE_SAT_PAPERS : 0u);
     if (!(cfg->suites & bits)) continue;
     if (PRIMITIVES[op]->add_cases(cfg, &rep->cases) != 0) {
       snprintf(err, BENCH_ERRLEN, "out of memory listing the %s cases", PRIMITIVES[op]->name);

@@ -12,9 +12,7 @@
  *    (f64, 1K-18K: its six algorithms and (1+r)R1W at each r of
  *    BENCH_R_SWEEP), and the register-cache paper's comparisons (u8 -> u32,
  *    f32 and f64 at 1K-16K: its six variants, with the CUB, NPP, torch and
- *    OpenCV peers). Our onepass runs in every table;
- *  - suite sat-shapes: onepass at each block shape of tuning.h (f32, u8 ->
- *    u32, f64 at 1K-16K), the measurements behind its choice by size.
+ *    OpenCV peers). Our onepass runs in every table.
  * On the device the inputs, outputs and the reference live in device memory
  * (bench_device_ops): the library is called on device pointers and checked
  * on the device against the uploaded reference.
@@ -72,21 +70,19 @@ typedef struct sat_gpu_table {
   int sides[8];
   int n_sides;
   uint32_t algorithms, paper; /* algorithms 0: every one */
-  int peers, time_reference, r_sweep, shape_sweep;
+  int peers, time_reference, r_sweep;
 } sat_gpu_table;
 
 static const sat_gpu_table SAT_GPU_TABLES[] = {
     {BENCH_SUITE_SAT, "sat suite", {SKSS_DTYPE_F32, SKSS_DTYPE_U8}, {SKSS_DTYPE_F32, SKSS_DTYPE_U32}, 2,
-     {1, 4, 16}, 3, 0, PAPERS_ALGS, 1, 0, 0, 0},
+     {1, 4, 16}, 3, 0, PAPERS_ALGS, 1, 0, 0},
     {BENCH_SUITE_SAT_PAPERS, "SKSS paper Table II", {SKSS_DTYPE_F32}, {SKSS_DTYPE_F32}, 1,
-     {1, 2, 4, 8, 16, 32}, 6, SKSS_PAPER_ALGS | OURS, SKSS_PAPER_ALGS, 0, 1, 0, 0},
+     {1, 2, 4, 8, 16, 32}, 6, SKSS_PAPER_ALGS | OURS, SKSS_PAPER_ALGS, 0, 1, 0},
     {BENCH_SUITE_SAT_PAPERS, "HMM paper Table II", {SKSS_DTYPE_F64}, {SKSS_DTYPE_F64}, 1,
-     {1, 2, 4, 8, 12, 16, 18}, 7, HMM_ALGS | OURS, HMM_ALGS, 0, 0, 1, 0},
+     {1, 2, 4, 8, 12, 16, 18}, 7, HMM_ALGS | OURS, HMM_ALGS, 0, 0, 1},
     {BENCH_SUITE_SAT_PAPERS, "register-cache paper", {SKSS_DTYPE_U8, SKSS_DTYPE_F32, SKSS_DTYPE_F64},
      {SKSS_DTYPE_U32, SKSS_DTYPE_F32, SKSS_DTYPE_F64}, 3, {1, 2, 4, 8, 16}, 5, REGCACHE_ALGS | OURS,
-     REGCACHE_ALGS, 1, 0, 0, 0},
-    {BENCH_SUITE_SAT_SHAPES, "onepass shapes", {SKSS_DTYPE_F32, SKSS_DTYPE_U8, SKSS_DTYPE_F64},
-     {SKSS_DTYPE_F32, SKSS_DTYPE_U32, SKSS_DTYPE_F64}, 3, {1, 2, 4, 8, 16}, 5, OURS, 0, 0, 0, 0, 1},
+     REGCACHE_ALGS, 1, 0, 0},
 };
 
 static const char *layout_name(skss_sat_layout layout) {
@@ -143,7 +139,6 @@ static int add_table_cases(const bench_config *cfg, const sat_gpu_table *t, benc
       c->no_peers = !t->peers;
       c->time_reference = t->time_reference;
       c->r_sweep = t->r_sweep;
-      c->shape_sweep = t->shape_sweep;
     }
   }
   return 0;

@@ -54,51 +54,32 @@
 /* Warps (= rows in flight) per block of ScanRow. */
 #define SKSS_SAT_RC_ROW_WARPS 8
 
-/* ---- SAT: one pass, ours (sat/sat_onepass_bands.cu, sat_onepass_tiles.cu) ---- */
-/* Each lane owns VEC adjacent columns (16-byte accesses of 4-byte elements). */
-#define SKSS_CUDA_SAT_ONEPASS_VEC 4
-/* Band layout: X(shape, WX, WY, then RPW and the blocks per SM of the
- * launch bound for 4-byte accumulators, then for 8-byte ones): WX x WY
- * compute warps (plus a carry warp) walk bands of WY * RPW rows in tiles of
- * WX * 128 columns. A band walks the whole width, so every band should be
- * resident at once (a second wave of bands would run with the GPU half
- * idle): tall narrow tiles for large tables, short wide ones to give small
- * tables enough bands. Each thread holds two tiles of RPW x VEC (the one
- * worked on and the next in flight). */
-#define SKSS_CUDA_SAT_ONEPASS_SHAPES(X) \
-  X(1, 1, 4, 8, 4, 4, 3)                \
-  X(2, 2, 2, 8, 4, 4, 3)                \
-  X(3, 4, 1, 8, 4, 4, 3)                \
-  X(4, 8, 1, 4, 2, 2, 2)
-#define SKSS_CUDA_SAT_ONEPASS_SHAPE_COUNT 4
-/* AUTO: the first shape whose minimum height the table reaches (one entry
- * per shape, in order; the last applies to every height). */
-#define SKSS_CUDA_SAT_ONEPASS_AUTO_MIN_HEIGHT 8192, 4096, 2048, 0
-/* The tile layout (one 32 x 128 tile per block, look-back both ways) when
- * the chosen shape gives fewer bands than this while each band would walk
- * more than TILES_MIN_WALK tiles: short wide tables, whose few bands could
- * not fill the GPU. */
-#define SKSS_CUDA_SAT_ONEPASS_TILES_MAX_BANDS 64
-#define SKSS_CUDA_SAT_ONEPASS_TILES_MIN_WALK 16
-/* Tile layout: a block of WARPS warps works on one tile of WARPS *
- * ROWS_PER_WARP rows by 32 * VEC columns: 4 x 8 x 4 gives 32 x 128 tiles,
- * 8 independent row loads in flight per warp. Tiles wait on their
- * neighbours' carries (look-back), so throughput comes from many tiles per
- * SM: the launch bound keeps 4-byte accumulators within 64 registers
- * (8 blocks, 32 warps per SM), 8-byte ones within 128. */
+/* ---- SAT: one pass, ours (sat/sat_onepass.cu) ---- */
+/* A block of WARPS warps works on one tile of WARPS * ROWS_PER_WARP rows by
+ * 32 * VEC columns (each lane VEC adjacent columns: 16-byte accesses of
+ * 4-byte elements): 4 x 8 x 4 gives 32 x 128 tiles, 8 independent row loads
+ * in flight per warp. Tiles wait on their neighbours' carries (look-back),
+ * so throughput comes from many tiles per SM: the launch bound keeps 4-byte
+ * accumulators within 64 registers (8 blocks, 32 warps per SM; a few bytes
+ * spill, still faster on the H100 than 6 blocks at 80 registers, or 8-warp
+ * blocks of 32 x 128 and 64 x 128 tiles), 8-byte ones within 128. */
 #define SKSS_CUDA_SAT_ONEPASS_WARPS 4
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP 8
+#define SKSS_CUDA_SAT_ONEPASS_VEC 4
 #define SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_4B 8
 #define SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_8B 4
-/* Loads in flight per thread when a tile's look-back adds up a window of
+/* Loads in flight per thread when a look-back adds up a window of
  * predecessors (8 measured faster than 16, which spills more). */
 #define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 8
 
 /* ---- SAT: what AUTO runs on the CUDA backend (sat/sat_dispatch.cu) ----
- * Measured on the H100 (bench/results/gpu-*): integer outputs take onepass,
- * the fastest at every size; it is exact, so the order in which its
+ * Measured per size and type on the H100 and the H200 (bench/results/gpu-*;
+ * H200, us, onepass / scanrowcolumn-ks: u8->u32 1K 13.8 / 15.7, 4K 86 / 85,
+ * 16K 1125 / 1129; f32 1K 13.9 / 16.0, 4K 96 / 95, 16K 1321 / 1256): no size
+ * changes the choice, so it is per type. Integer outputs take onepass,
+ * fastest or tied at every size; it is exact, so the order in which its
  * decoupled look-back adds carries cannot show. Float outputs take
- * scanrowcolumn-ks: within about 10% of onepass at 16K and deterministic,
+ * scanrowcolumn-ks: as fast from 4K up (1K: 2 us slower) and deterministic,
  * whereas onepass may round differently from run to run. */
 #define SKSS_CUDA_SAT_AUTO_INTEGER SKSS_SAT_ONEPASS
 #define SKSS_CUDA_SAT_AUTO_FLOAT SKSS_SAT_SCANROWCOLUMN_KS

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda/sat/sat_hooks.h"
 #include "testutil.h"
 
 typedef struct pair_case {
@@ -228,40 +227,6 @@ static void test_every_algorithm_pair_layout_and_size(void **state) {
   skss_ctx_destroy(ref);
 }
 
-/* onepass at each block shape and the tile layout (the hook of sat_hooks.h;
- * its choice by size only ever picks some of them for a given size). */
-static void test_onepass_every_shape(void **state) {
-  (void)state;
-  skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
-  tu_rng r;
-  tu_rng_init(&r, tu_seed() + 3);
-  for (int shape = 1;; shape++) {
-    if (skss__cuda_sat_set_onepass_shape(cuda, shape) != SKSS_OK) break;
-    for (size_t p = 0; p < N_PAIRS; p++) {
-      for (size_t s = 0; s < (small_only() ? N_SMALL_SHAPES : N_SHAPES); s++) {
-        run_spec spec = {SKSS_SAT_ONEPASS, PAIRS[p], SHAPES[s][0], SHAPES[s][1], SKSS_SAT_INCLUSIVE,
-                         0, 0, 0, 0};
-        spec.layout = ((s + (size_t)shape) % 2) ? SKSS_SAT_PADDED : SKSS_SAT_INCLUSIVE;
-        spec.squared = (int)((s + p + (size_t)shape) % 3 == 0);
-        spec.device_ptrs = (int)((s + p) % 2);
-        if (s % 3 == 1) {
-          spec.in_pad = (int64_t)skss_dtype_size(PAIRS[p].in) * 3;
-          spec.out_pad = (int64_t)skss_dtype_size(PAIRS[p].out) * 5;
-        }
-        run_one(cuda, ref, &r, &spec);
-      }
-    }
-    /* bands far outnumber resident blocks: later bands wait for tickets, not deadlock */
-    if (!small_only()) {
-      run_spec spec = {SKSS_SAT_ONEPASS, PAIRS[0], 8 * 40000 + 5, 700, SKSS_SAT_INCLUSIVE, 0, 1, 0, 0};
-      run_one(cuda, ref, &r, &spec);
-    }
-  }
-  assert_int_equal(skss__cuda_sat_set_onepass_shape(cuda, 0), SKSS_OK);
-  skss_ctx_destroy(cuda);
-  skss_ctx_destroy(ref);
-}
-
 static void test_callers_stream_and_auto(void **state) {
   (void)state;
   cudaStream_t stream;
@@ -325,7 +290,6 @@ int main(void) {
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_algorithm_pair_layout_and_size),
-      cmocka_unit_test(test_onepass_every_shape),
       cmocka_unit_test(test_callers_stream_and_auto),
       cmocka_unit_test(test_empty_inputs_write_the_padded_border),
       cmocka_unit_test(test_stress_more_strips_than_resident_warps),

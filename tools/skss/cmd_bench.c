@@ -25,7 +25,6 @@ static const char BENCH_USAGE[] =
     "  --threads N      threads of the cpu backend (default: online CPUs)\n"
     "  --suite LIST     sat, halftone, knapsack, compact, all (those four), or\n"
     "                   sat-papers: the SAT papers' tables on the GPU\n"
-    "                   sat-shapes: onepass at each block shape (GPU)\n"
     "  --sizes LIST     sizes for every chosen suite: image side N or WxH (sat,\n"
     "                   halftone), capacity (knapsack, n = 1000), element count\n"
     "                   (compact); K/M/G = 2^10/2^20/2^30, 1eN = 10^N\n"
@@ -143,13 +142,12 @@ static int set_int(const char *v, long lo, long hi, int *out) {
 /* Parses one value option; returns 0, or -1 for a bad value. */
 static int set_value(bench_cli *cli, const char *name, const char *v) {
   static const char *const BACKENDS[] = {NULL, "cpu-ref", "cpu", "cuda"};
-  static const char *const SUITES[] = {"sat", "halftone", "knapsack", "compact", "sat-papers",
-                                       "sat-shapes"};
+  static const char *const SUITES[] = {"sat", "halftone", "knapsack", "compact", "sat-papers"};
   const unsigned all_backends =
       (1u << SKSS_BACKEND_CPU_REF) | (1u << SKSS_BACKEND_CPU) | (1u << SKSS_BACKEND_CUDA);
   bench_config *cfg = &cli->cfg;
   if (strcmp(name, "--backend") == 0) return parse_names(v, BACKENDS, 4, all_backends, &cfg->backends);
-  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 6, BENCH_SUITE_ALL, &cfg->suites);
+  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 5, BENCH_SUITE_ALL, &cfg->suites);
   if (strcmp(name, "--sizes") == 0) return parse_sizes(v, cfg);
   if (strcmp(name, "--threads") == 0) return set_int(v, 1, 1024, &cfg->threads);
   if (strcmp(name, "--repeat") == 0) return set_int(v, 1, 100000, &cfg->repeat);
@@ -188,9 +186,7 @@ static int set_flag(bench_cli *cli, const char *a) {
 
 /* The image suites read a size N as N x N: its pixel count must stay sane. */
 static int check_image_sizes(const bench_config *cfg) {
-  if (!(cfg->suites & (BENCH_SUITE_SAT | BENCH_SUITE_SAT_PAPERS | BENCH_SUITE_SAT_SHAPES |
-                       BENCH_SUITE_HALFTONE)))
-    return -1;
+  if (!(cfg->suites & (BENCH_SUITE_SAT | BENCH_SUITE_SAT_PAPERS | BENCH_SUITE_HALFTONE))) return -1;
   for (int k = 0; k < cfg->n_sizes; k++) {
     int64_t w = cfg->sizes[k].a, h = cfg->sizes[k].b ? cfg->sizes[k].b : w;
     if (w > BENCH_MAX_PIXELS / h)

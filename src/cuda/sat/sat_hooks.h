@@ -20,12 +20,6 @@ extern "C" {
  * not on the CUDA backend. */
 skss_status skss__cuda_sat_set_hybrid_r(skss_ctx *ctx, double r);
 
-/* The block shape of SKSS_SAT_ONEPASS for later calls on `ctx`: 1 ..
- * SKSS_CUDA_SAT_ONEPASS_SHAPE_COUNT a band shape of tuning.h's table,
- * SHAPE_COUNT + 1 the tile layout, 0 the choice by size of tuning.h (for the
- * bench's sweep that fills that table). SKSS_ERR_INVALID_ARG otherwise. */
-skss_status skss__cuda_sat_set_onepass_shape(skss_ctx *ctx, int shape);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,5 @@
 /*
- * sat_onepass_tiles.cu — SKSS_SAT_ONEPASS (ours), tile layout: one pass over the data, each
+ * sat_onepass.cu — SKSS_SAT_ONEPASS (ours): one pass over the data, each
  * input element read once and each output written once, on the task-array
  * scheme of skss-task-arrays.md §IV with the carries found by decoupled
  * look-back (Merrill & Garland) in both directions.
@@ -27,27 +27,34 @@
  *      through L2); then this tile's last row is written and published;
  *   5. each warp adds the carry above plus the totals of the warps above it
  *      and stores its rows.
+ * The states are epoch-stamped words that outlive the call (common.cuh) and
+ * the ticket a running count, so no memset launch precedes the kernel (at
+ * 1K x 1K a launch is a tenth of the run).
  * A tile publishes an aggregate only when its first look-back cannot finish
  * at once, or at once when every tile is resident together ("eager"). Every
  * output is a sum of row prefix sums, with no subtraction: floats stay
  * within (i + j + 2) u S(i, j).
  */
 #include <climits>
+#include <cstring>
+#include <type_traits>
 
 #include <cuda/atomic>
 
-#include "../taskarray.cuh"
-#include "sat_onepass.cuh"
+#include "../tuning.h"
+#include "sat_cuda.cuh"
 
 static const char *const FN = "skss_sat()";
 
 #define SKSS__OP_WARPS SKSS_CUDA_SAT_ONEPASS_WARPS
 #define SKSS__OP_RPW SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP
+#define SKSS__OP_VEC SKSS_CUDA_SAT_ONEPASS_VEC
 #define SKSS__OP_THREADS (SKSS__OP_WARPS * 32)
 #define SKSS__OP_TILE_H (SKSS__OP_WARPS * SKSS__OP_RPW)
 #define SKSS__OP_TILE_W (32 * SKSS__OP_VEC)
 #define SKSS__OP_ROWS_PER_LANE (SKSS__OP_TILE_H / 32)
 #define SKSS__OP_LB_LOADS SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS
+#define SKSS__OP_FULL_MASK 0xffffffffu
 static_assert(SKSS__OP_TILE_H % 32 == 0, "warp 0 publishes the tile's rows, 32 per round");
 static_assert(SKSS__OP_THREADS >= SKSS__OP_TILE_H && SKSS__OP_THREADS >= SKSS__OP_TILE_W,
               "one thread per carry element");
@@ -58,7 +65,7 @@ enum { SKSS__OP_PENDING = 0, SKSS__OP_AGGREGATE = 1, SKSS__OP_INCLUSIVE = 2 };
 /* The tiling of one plane and where its carries live in scratch. */
 typedef struct skss__op_tiles {
   int down, across, count;  /* tile rows, tile columns, their product */
-  skss__dev_taskarray ta;   /* ticket; progress[t]: row state, progress[count + t]: column state */
+  skss__cuda_epoch_flags ta; /* ticket; words[t]: row state, words[count + t]: column state */
   void *row_vals;           /* per tile, TILE_H aggregates then TILE_H inclusive prefixes */
   void *col_vals;           /* per tile, TILE_W aggregates; tile (s, p) at p * down + s */
   bool eager, vec_in, vec_out;
@@ -83,23 +90,127 @@ struct skss__op_tile {
   int64_t r0, c0; /* its first row and column */
 };
 
+/* One global-memory word of `bytes` (a multiple of 4): the widest of 16, 8, 4 dividing it. */
+template <size_t bytes>
+using skss__op_word = typename std::conditional<
+    bytes % 16 == 0, uint4, typename std::conditional<bytes % 8 == 0, uint2, unsigned>::type>::type;
+
+/* Loads VEC elements from a pointer aligned to their total size; STREAM
+ * marks the lines evict-first (data read once), else it reads through L2
+ * (data another block wrote during this kernel). */
+template <bool STREAM, typename T>
+__device__ __forceinline__ void skss__op_load_vec(const T *src, T (&v)[SKSS__OP_VEC]) {
+  constexpr size_t bytes = sizeof(T) * SKSS__OP_VEC;
+  static_assert(bytes % 4 == 0, "VEC elements must fill whole 4-byte words");
+  using W = skss__op_word<bytes>;
+  W raw[bytes / sizeof(W)];
+#pragma unroll
+  for (size_t i = 0; i < bytes / sizeof(W); i++)
+    raw[i] = STREAM ? __ldcs(reinterpret_cast<const W *>(src) + i)
+                    : __ldcg(reinterpret_cast<const W *>(src) + i);
+  memcpy(v, raw, bytes);
+}
+
+/* Stores VEC elements to a pointer aligned to their total size; STREAM as above. */
+template <bool STREAM, typename T>
+__device__ __forceinline__ void skss__op_store_vec(T *dst, const T (&v)[SKSS__OP_VEC]) {
+  constexpr size_t bytes = sizeof(T) * SKSS__OP_VEC;
+  using W = skss__op_word<bytes>;
+  W raw[bytes / sizeof(W)];
+  memcpy(raw, v, bytes);
+#pragma unroll
+  for (size_t i = 0; i < bytes / sizeof(W); i++) {
+    if (STREAM)
+      __stcs(reinterpret_cast<W *>(dst) + i, raw[i]);
+    else
+      __stcg(reinterpret_cast<W *>(dst) + i, raw[i]);
+  }
+}
+
+/* The lane's VEC inputs of row `row` from column c0, converted (0 outside). */
+template <typename In, typename Acc>
+__device__ __forceinline__ void skss__op_load_row(const skss__sat_dev_plane &p, int64_t row,
+                                                  int64_t c0, bool vec_in,
+                                                  Acc (&x)[SKSS__OP_VEC]) {
+#pragma unroll
+  for (int c = 0; c < SKSS__OP_VEC; c++) x[c] = 0;
+  if (row >= p.height || c0 >= p.width) return;
+  const In *src = reinterpret_cast<const In *>(p.in + (size_t)row * p.in_pitch) + c0;
+  if (vec_in && c0 + SKSS__OP_VEC <= p.width) {
+    In v[SKSS__OP_VEC];
+    skss__op_load_vec<true>(src, v);
+#pragma unroll
+    for (int c = 0; c < SKSS__OP_VEC; c++) x[c] = skss__sat_load<In, Acc>(v[c], p.square);
+    return;
+  }
+#pragma unroll
+  for (int c = 0; c < SKSS__OP_VEC; c++)
+    if (c0 + c < p.width) x[c] = skss__sat_load<In, Acc>(__ldcs(src + c), p.square);
+}
+
+/* Stores the lane's VEC outputs of row `row` from column c0 (inside only);
+ * STREAM for rows no other block reads. */
+template <bool STREAM, typename Acc>
+__device__ __forceinline__ void skss__op_store_row(const skss__sat_dev_plane &p, int64_t row,
+                                                   int64_t c0, bool vec_out,
+                                                   const Acc (&y)[SKSS__OP_VEC]) {
+  if (row >= p.height || c0 >= p.width) return;
+  Acc *dst = reinterpret_cast<Acc *>(p.out + (size_t)row * p.out_pitch) + c0;
+  if (vec_out && c0 + SKSS__OP_VEC <= p.width) {
+    skss__op_store_vec<STREAM>(dst, y);
+    return;
+  }
+#pragma unroll
+  for (int c = 0; c < SKSS__OP_VEC; c++) {
+    if (c0 + c >= p.width) continue;
+    if (STREAM)
+      __stcs(dst + c, y[c]);
+    else
+      __stcg(dst + c, y[c]);
+  }
+}
+
+/* Scans one row within the tile: x becomes the row's prefix sums within the
+ * tile (lane-local prefix plus the lanes before); returns the row's total
+ * within the tile (in lane 31). */
+template <typename Acc>
+__device__ __forceinline__ Acc skss__op_scan_row(Acc (&x)[SKSS__OP_VEC]) {
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int c = 1; c < SKSS__OP_VEC; c++) x[c] += x[c - 1];
+  Acc incl = x[SKSS__OP_VEC - 1];
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const Acc y = __shfl_up_sync(SKSS__OP_FULL_MASK, incl, d);
+    if (lane >= d) incl += y;
+  }
+  const Acc before = __shfl_up_sync(SKSS__OP_FULL_MASK, incl, 1);
+  if (lane > 0) {
+#pragma unroll
+    for (int c = 0; c < SKSS__OP_VEC; c++) x[c] = before + x[c];
+  }
+  return incl;
+}
+
 /* A tile's state along a direction, acquired: data published with it is visible after. */
-__device__ __forceinline__ int skss__op_state(const skss__dev_taskarray &ta, int64_t index) {
-  cuda::atomic_ref<int, cuda::thread_scope_device> s(ta.progress[index]);
-  return s.load(cuda::memory_order_acquire);
+__device__ __forceinline__ int skss__op_state(const skss__cuda_epoch_flags &ta, int64_t index) {
+  cuda::atomic_ref<int, cuda::thread_scope_device> s(ta.words[index]);
+  const int v = s.load(cuda::memory_order_acquire) - ta.epoch * 4;
+  /* a word of an earlier call (smaller epoch) reads as pending */
+  return v == SKSS__OP_AGGREGATE || v == SKSS__OP_INCLUSIVE ? v : SKSS__OP_PENDING;
 }
 
 /* Publishes a state, by one thread, after a block or warp barrier that
  * ordered every writer's stores of the data it announces before it. */
-__device__ __forceinline__ void skss__op_publish(const skss__dev_taskarray &ta, int64_t index,
+__device__ __forceinline__ void skss__op_publish(const skss__cuda_epoch_flags &ta, int64_t index,
                                                  int state) {
-  cuda::atomic_ref<int, cuda::thread_scope_device> s(ta.progress[index]);
+  cuda::atomic_ref<int, cuda::thread_scope_device> s(ta.words[index]);
   /* release (cumulative): the writes ordered before it by the barrier are visible first. */
-  s.store(state, cuda::memory_order_release);
+  s.store(ta.epoch * 4 + state, cuda::memory_order_release);
 }
 
 /* Warp 0 publishes a state once each lane has written its part of the data. */
-__device__ __forceinline__ void skss__op_warp_publish(const skss__dev_taskarray &ta, int64_t index,
+__device__ __forceinline__ void skss__op_warp_publish(const skss__cuda_epoch_flags &ta, int64_t index,
                                                       int state) {
   /* every lane's stores are ordered before lane 0's release */
   __syncwarp();
@@ -111,7 +222,7 @@ __device__ __forceinline__ void skss__op_warp_publish(const skss__dev_taskarray 
  * inclusive prefix: their sums up to the tile's last column. */
 template <typename Acc>
 struct skss__op_row_line {
-  const skss__dev_taskarray &ta;
+  const skss__cuda_epoch_flags &ta;
   Acc *vals; /* this tile's TILE_H aggregates, then its TILE_H inclusive prefixes */
   const skss__op_shared<Acc> &sh;
   int t, count; /* count: tiles to the left */
@@ -139,7 +250,7 @@ struct skss__op_row_line {
  * prefix: the tile's last output row. */
 template <typename Acc>
 struct skss__op_col_line {
-  const skss__dev_taskarray &ta;
+  const skss__cuda_epoch_flags &ta;
   Acc *vals; /* this tile's TILE_W aggregates; predecessor q's at vals - q * TILE_W */
   const skss__op_shared<Acc> &sh;
   const skss__sat_dev_plane &p;
@@ -369,7 +480,7 @@ __global__ void __launch_bounds__(SKSS__OP_THREADS, sizeof(Acc) == 4
     skss__sat_onepass_kernel(skss__sat_dev_plane p, skss__op_tiles g) {
   __shared__ skss__op_shared<Acc> sh;
   /* relaxed: the ticket only orders tiles; data is published by the states. */
-  if (threadIdx.x == 0) sh.tile = (int)atomicAdd(g.ta.ticket, 1u);
+  if (threadIdx.x == 0) sh.tile = (int)(atomicAdd(g.ta.ticket, 1ull) - g.ta.ticket_base);
   /* the ticket is in shared memory */
   __syncthreads();
   skss__op_do_tile<In, Acc>(p, g, sh.tile, sh);
@@ -386,9 +497,9 @@ static bool onepass_tiles(const skss__sat_dev_plane *plane, int *down, int *acro
   return true;
 }
 
-/* Scratch bytes: the states, then the row carries, then the column aggregates. */
+/* Scratch bytes: the row carries, then the column aggregates (the states are epoch flags). */
 static size_t onepass_scratch_bytes(int count, size_t acc_size, size_t *row_at, size_t *col_at) {
-  *row_at = skss__dev_taskarray_bytes(2 * count);
+  *row_at = 0;
   *col_at = *row_at + skss__cuda_align((size_t)count * 2 * SKSS__OP_TILE_H * acc_size);
   return *col_at + skss__cuda_align((size_t)count * SKSS__OP_TILE_W * acc_size);
 }
@@ -426,15 +537,20 @@ struct skss__sat_onepass_launch {
     const size_t in_vec = sizeof(In) * SKSS__OP_VEC, out_vec = sizeof(Acc) * SKSS__OP_VEC;
     g.vec_in = (uintptr_t)plane->in % in_vec == 0 && plane->in_pitch % in_vec == 0;
     g.vec_out = (uintptr_t)plane->out % out_vec == 0 && plane->out_pitch % out_vec == 0;
-    /* the ticket and states start from zero before the kernel, in stream order. */
-    SKSS_CUDA_TRY(ctx, FN, skss__dev_taskarray_reset(&g.ta, scratch, 2 * g.count, stream));
+    /* epoch-stamped states and a running ticket: no reset launch before the kernel */
+    skss_status st = skss__cuda_epoch_flags_take(ctx, FN, 2 * (size_t)g.count, (unsigned long long)g.count, &g.ta);
+    if (st != SKSS_OK) return st;
     skss__sat_onepass_kernel<In, Acc><<<g.count, SKSS__OP_THREADS, 0, stream>>>(*plane, g);
+    if (cudaPeekAtLastError() != cudaSuccess) skss__cuda_epoch_flags_abandon(ctx);
     SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
     return SKSS_OK;
   }
 };
 
-size_t skss__cuda_sat_onepass_tiles_scratch(const skss__sat_dev_plane *plane) {
+size_t skss__cuda_sat_onepass_scratch(skss_ctx *ctx, int algorithm,
+                                      const skss__sat_dev_plane *plane) {
+  (void)ctx;
+  (void)algorithm;
   int down = 0, across = 0;
   size_t acc_size = 0, row_at = 0, col_at = 0;
   if (!onepass_tiles(plane, &down, &across)) return 0; /* the run reports it */
@@ -442,8 +558,9 @@ size_t skss__cuda_sat_onepass_tiles_scratch(const skss__sat_dev_plane *plane) {
   return onepass_scratch_bytes(down * across, acc_size, &row_at, &col_at);
 }
 
-skss_status skss__cuda_sat_onepass_tiles(skss_ctx *ctx, const skss__sat_dev_plane *plane,
-                                         void *scratch) {
+skss_status skss__cuda_sat_onepass(skss_ctx *ctx, int algorithm, const skss__sat_dev_plane *plane,
+                                   void *scratch) {
+  (void)algorithm;
   int down = 0, across = 0;
   if (!onepass_tiles(plane, &down, &across))
     return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: %lld x %lld has too many tiles", FN,
