@@ -8,7 +8,8 @@
  * SKSS_TEST_SMALL=1 keeps the small sizes (compute-sanitizer), and
  * SKSS_HT_PAPER_ALGS=lo-hi a range of algorithm ids;
  * SKSS_HT_PAPER_TIME=1 also times every variant on Floyd-Steinberg at
- * 1K, 4K and 16K (CUDA events, device pointers) and checks those outputs.
+ * 1K, 4K and 16K and on Jarvis-Judice-Ninke at 4K (CUDA events, device
+ * pointers) and checks those outputs.
  * Exits 77 without a GPU.
  */
 #include <cuda_runtime.h>
@@ -137,28 +138,31 @@ static void test_every_variant_kernel_and_size(void **state) {
   skss_ctx_destroy(ref);
 }
 
-/* Floyd-Steinberg at 1K, 4K, 16K: every variant timed on device pointers
- * (median of 3 after a warm-up; one run at 16K) and its bytes compared with
- * the CPU reference's. */
+/* Every variant timed on device pointers (median of 3 after a warm-up; one
+ * run at 16K) and its bytes compared with the CPU reference's. */
 static void test_timing_floyd_steinberg(void **state) {
   (void)state;
   if (!env_on("SKSS_HT_PAPER_TIME")) skip();
   skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 1);
-  const int64_t sides[] = {1024, 4096, 16384};
+  /* Floyd-Steinberg at 1K, 4K, 16K, then Jarvis-Judice-Ninke (slope 3, 3 rows) at 4K. */
+  const int64_t sides[] = {1024, 4096, 16384, 4096};
+  const skss_dither_kernel kernels[] = {SKSS_DITHER_FLOYD_STEINBERG, SKSS_DITHER_FLOYD_STEINBERG,
+                                        SKSS_DITHER_FLOYD_STEINBERG, SKSS_DITHER_JARVIS_JUDICE_NINKE};
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
-  printf("%-18s %10s %10s %10s   (ms, Floyd-Steinberg)\n", "algorithm", "1K", "4K", "16K");
-  double ms[LAST_ALG + 1][3] = {{0}};
+  printf("%-18s %10s %10s %10s %10s   (ms)\n", "algorithm", "FS 1K", "FS 4K", "FS 16K", "JJN 4K");
+  double ms[LAST_ALG + 1][4] = {{0}};
   int failed = 0;
-  for (int si = 0; si < 3; si++) {
+  for (int si = 0; si < 4; si++) {
     const int64_t n = sides[si] * sides[si];
     uint8_t *in = malloc((size_t)n), *want = malloc((size_t)n), *got = malloc((size_t)n);
     fill_image(&r, in, sides[si], sides[si], 1);
     skss_halftone_desc d = SKSS_HALFTONE_DESC_INIT;
     d.height = d.width = sides[si];
+    d.kernel = kernels[si];
     TU_OK(ref, skss_halftone(ref, &d, in, want));
     void *din, *dout;
     assert_int_equal(cudaMalloc(&din, (size_t)n), cudaSuccess);
@@ -190,8 +194,8 @@ static void test_timing_floyd_steinberg(void **state) {
       ms[alg][si] = t[reps / 2];
       cudaMemcpy(got, dout, (size_t)n, cudaMemcpyDeviceToHost);
       if (memcmp(got, want, (size_t)n) != 0) {
-        print_error("%s at %lld: bytes differ from the CPU reference\n",
-                    skss_algorithm_name(SKSS_OP_HALFTONE, alg), (long long)sides[si]);
+        print_error("%s at %lld (kernel %d): bytes differ from the CPU reference\n",
+                    skss_algorithm_name(SKSS_OP_HALFTONE, alg), (long long)sides[si], (int)kernels[si]);
         failed++;
       }
     }
@@ -203,8 +207,8 @@ static void test_timing_floyd_steinberg(void **state) {
   }
   for (int alg = FIRST_ALG; alg <= LAST_ALG; alg++)
     if (covered(alg))
-      printf("%-18s %10.3f %10.3f %10.3f\n", skss_algorithm_name(SKSS_OP_HALFTONE, alg), ms[alg][0],
-             ms[alg][1], ms[alg][2]);
+      printf("%-18s %10.3f %10.3f %10.3f %10.3f\n", skss_algorithm_name(SKSS_OP_HALFTONE, alg),
+             ms[alg][0], ms[alg][1], ms[alg][2], ms[alg][3]);
   cudaEventDestroy(e0);
   cudaEventDestroy(e1);
   if (failed) TU_FAIL("%d timed runs differ from the CPU reference", failed);

@@ -127,8 +127,14 @@ struct cell {
   /* Plane cell of (i + dy, x + dx). */
   __device__ __forceinline__ int64_t at(int dy, int dx) const {
     if (!PERM) return base + dy * pitch + dx;
-    int64_t q = (q0 + dx + k * dy) % L;
-    if (q < 0) q += L;
+    /* (q0 + dx + k dy) mod L without a 64-bit division per access: one
+     * wrap suffices unless the image is narrower than the offset. */
+    int64_t q = q0 + dx + k * dy;
+    if (q >= L)
+      q -= L;
+    else if (q < 0)
+      q += L;
+    if (q < 0 || q >= L) q = (q % L + L) % L;
     return q * pitch + i + PAD + dy;
   }
   /* Byte of pixel (i, x) in the image buffers. */
