@@ -58,10 +58,8 @@ static const alg_row HALFTONE_ALGS[] = {
     {SKSS_HALFTONE_PED_2D_RC, "2d-ped-rc", B_CUDA},
     {SKSS_HALFTONE_PEC_2D, "2d-pec", B_CUDA},
     {SKSS_HALFTONE_PEC_2D_RC, "2d-pec-rc", B_CUDA},
-    /* CUDA rows land with their kernels (a named algorithm must run on some
-     * backend): ped3 .. pec2-perm (16-23) with src/cuda/halftone/halftone_pram.cu,
-     * 2d-ped .. 2d-pec-rc (24-27) with halftone_parallelogram.cu, "skss" (28)
-     * with halftone_skss.cu, "strips" (29) with halftone_strips.cu. */
+    {SKSS_HALFTONE_SKSS, "skss", B_CUDA},
+    {SKSS_HALFTONE_STRIPS, "strips", B_CUDA},
 };
 static const alg_row KNAPSACK_ALGS[] = {
     {SKSS_KNAPSACK_AUTO, "auto", B_ALL},
@@ -82,7 +80,7 @@ typedef struct auto_row {
 
 static const auto_row AUTOS[] = {
     [SKSS_OP_SAT] = {SKSS_SAT_2R2W_CPU, SKSS_SAT_BANDS_CPU, SKSS_SAT_ONEPASS},
-    [SKSS_OP_HALFTONE] = {SKSS_HALFTONE_ED, SKSS_HALFTONE_TASKARRAY_CPU, -1},
+    [SKSS_OP_HALFTONE] = {SKSS_HALFTONE_ED, SKSS_HALFTONE_TASKARRAY_CPU, SKSS_HALFTONE_STRIPS},
     [SKSS_OP_KNAPSACK] = {SKSS_KNAPSACK_DP, SKSS_KNAPSACK_TASKARRAY_CPU, -1},
     [SKSS_OP_COMPACT] = {SKSS_COMPACT_LOOP, SKSS_COMPACT_SCAN_CPU, -1},
 };

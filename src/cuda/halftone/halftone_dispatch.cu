@@ -28,7 +28,8 @@ typedef struct family {
 
 /* Algorithm -> family: the error-diffusion paper's PRAM-style variants
  * (16-23, halftone_pram.cu) and parallelogram blocks (24-27,
- * halftone_parallelogram.cu). */
+ * halftone_parallelogram.cu), SKSS (28, halftone_skss.cu) and ours (29,
+ * halftone_strips.cu), both of which run a whole batch in one kernel. */
 static bool find_family(int algorithm, family *f) {
   switch (algorithm) {
     case SKSS_HALFTONE_PED3:
@@ -47,7 +48,13 @@ static bool find_family(int algorithm, family *f) {
     case SKSS_HALFTONE_PEC_2D_RC:
       *f = {skss__cuda_halftone_parallelogram_scratch, skss__cuda_halftone_parallelogram, false};
       return true;
-    default: (void)f; return false;
+    case SKSS_HALFTONE_SKSS:
+      *f = {skss__cuda_halftone_skss_scratch, skss__cuda_halftone_skss, true};
+      return true;
+    case SKSS_HALFTONE_STRIPS:
+      *f = {skss__cuda_halftone_strips_scratch, skss__cuda_halftone_strips, true};
+      return true;
+    default: return false;
   }
 }
 

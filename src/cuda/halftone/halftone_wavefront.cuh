@@ -1,0 +1,302 @@
+/*
+ * halftone_wavefront.cuh — the strip engine shared by SKSS error collection
+ * (halftone_skss.cu) and ours (halftone_strips.cu).
+ *
+ * A strip of 32 x NW rows is run by NW warps; lane i of warp w owns row
+ * r = 32 w + i of the strip. All walk one step counter t: at step t, row r
+ * handles column x = t - PRE - LAG r - D w (LAG >= the kernel's slope; D:
+ * the extra lag between two warps; PRE = 2 LAG steps let lane 0 receive
+ * the strip above's first columns before its own). The rows of one warp thus cover a 32 x 32
+ * parallelogram every 32 steps (the paper's task, skss-task-arrays.md Fig.
+ * 9-11, with LAG = slope and one warp: D does not matter).
+ *
+ * Each pixel is error collection with register caching turned into a push:
+ * a row keeps `ahead[k]`, what pixel x+1+k has been sent so far by the two
+ * rows above; after its own pixel it receives, by shuffle from the lanes
+ * above, the error the row above made this step (column x + LAG) and the
+ * error two rows above made (column x + 2 LAG), and adds their weighted
+ * shares to ahead[]. The pixel's chain of dependent instructions is thus
+ * one multiply-add of the left error, the division and the threshold.
+ * With LAG = slope the error of the row above is used the step after it is
+ * made, so the shuffle is on the critical path; LAG = slope + 1 moves it off.
+ *
+ * Lanes 0 and 1 of warp 0 get the rows above from the strip above (through
+ * the exchange policy Ex, global memory), lanes 0 and 1 of warp w > 0 from
+ * warp w-1 through shared memory: the lanes write their errors by step into
+ * a 32-slot ring, and warp w reads lanes 31 and 30 of slot t - D. The warps meet at a
+ * block barrier every GROUP = 8 steps, so with D = GROUP everything read was
+ * written before the last barrier.
+ *
+ * Pixels go through a 32-column ring per warp in shared memory: every 32
+ * steps the warp loads the next 32 columns of each of its rows (coalesced
+ * per row, issued a chunk ahead), each lane takes its row's 32 pixels into
+ * 8 registers, gathers its 32 bytes of 0/255 in 8 others, puts those back
+ * into the ring, and the warp stores them (coalesced per row).
+ */
+#ifndef SKSS_CUDA_HALFTONE_WAVEFRONT_CUH
+#define SKSS_CUDA_HALFTONE_WAVEFRONT_CUH
+
+#include <type_traits>
+
+#include "halftone_cuda.cuh"
+
+namespace skss_wf {
+
+constexpr unsigned FULL = 0xffffffffu;
+constexpr int CHUNK = 32; /* steps between pixel loads/stores (and SKSS tasks) */
+constexpr int GROUP = 8;  /* steps between block barriers and border fetches */
+constexpr int RING_PITCH = CHUNK + 4; /* bytes per row: lanes hit different banks */
+
+/* Steps before row 0 reaches column 0 (t = PRE + LAG r + D w + x): lane 0
+ * must receive the errors of the rows above from column 0 on (the row above
+ * at x + LAG, two above at x + 2 LAG) before its own pixel 0. */
+template <int LAG>
+constexpr int pre_steps() { return 2 * LAG; }
+
+/* A warp's shared memory. */
+struct warp_smem {
+  alignas(4) uint8_t ring[32][RING_PITCH]; /* pixels of the chunk, then its 0/255 bytes */
+  int xs[CHUNK][32];            /* by step % 32 and lane: errors (every lane
+                                   stores, so the step has no branch; lanes 31
+                                   and 30 are read) */
+};
+
+/* The pixel rule of skss__ht_pixel() (halftone_cuda.cuh) arranged for the
+ * shortest chain from the left neighbour's error `left1` (weight w1):
+ * u = in + trunc(s / D) with s = base + w1 left1 is, for D = 2^k, the
+ * arithmetic shift of s + D in + (s < 0 ? D - 1 : 0), whose two sums are
+ * multiply-adds of left1 side by side (bin = base + D in is ready early);
+ * then white = u > white_above (the quotient test of the rule, moved by in)
+ * and e = white ? min(u - 255, 0) : max(u, 0), which is clamp(u) - out
+ * because a white u exceeds the threshold >= 0 and a black one is at most
+ * 254. Other divisors divide as the rule does. Same bytes, fewer steps. */
+template <typename K>
+__device__ __forceinline__ int pixel(int in, int base, int w1, int left1, int white_above, int *white) {
+  int u;
+  if constexpr ((K::divisor & (K::divisor - 1)) == 0) {
+    constexpr int k = K::divisor == 4 ? 2 : K::divisor == 8 ? 3 : K::divisor == 16 ? 4 : 5;
+    static_assert((1 << k) == K::divisor, "divisor is 4, 8, 16 or 32");
+    const int sum = base + w1 * left1, biased = base + K::divisor * in + w1 * left1;
+    u = (biased + (int)((unsigned)(sum >> 31) >> (32 - k))) >> k;
+  } else {
+    u = in + (base + w1 * left1) / K::divisor;
+  }
+  const bool wh = u > white_above;
+  *white = wh ? 255 : 0;
+  return wh ? min(u - 255, 0) : max(u, 0);
+}
+
+/* Where a strip is: its image and first row, and the geometry. */
+struct strip_pos {
+  const uint8_t *in;  /* the image's row 0 */
+  uint8_t *out;
+  size_t in_pitch, out_pitch;
+  int height, width;
+  int image, strip;   /* strip within the image */
+  int g;              /* ticket: image * strips per image + strip */
+  int y0;             /* its first row */
+  bool last;          /* the image's last strip (no strip below reads it) */
+};
+
+/* Where ticket g is, for strips of `rows` rows. */
+__device__ __forceinline__ strip_pos locate(const skss__ht_dev_job &job, int g, int strips, int rows) {
+  strip_pos p;
+  p.image = g / strips;
+  p.strip = g % strips;
+  p.g = g;
+  p.in = job.in + (size_t)p.image * job.in_image_stride;
+  p.out = job.out + (size_t)p.image * job.out_image_stride;
+  p.in_pitch = job.in_pitch;
+  p.out_pitch = job.out_pitch;
+  p.height = (int)job.height;
+  p.width = (int)job.width;
+  p.y0 = p.strip * rows;
+  p.last = p.strip == strips - 1;
+  return p;
+}
+
+/* The column of the strip above whose error a lane fetches for a group of
+ * 8 steps from T8, and which of its two bottom rows (0: the bottom one):
+ * lane j < 8 the bottom row at T8 + j + LAG, lane 8 + j the second to
+ * bottom at T8 + j + 2 LAG (what lane 0 needs at step T8 + j); -1 for the
+ * other lanes. */
+template <int LAG>
+__device__ __forceinline__ int border_column(int T8, int *row) {
+  const int lane = threadIdx.x & 31, j = lane & 7;
+  *row = lane >> 3;
+  const int x0 = T8 + j - pre_steps<LAG>(); /* lane 0's column at step T8 + j */
+  return lane < 8 ? x0 + LAG : lane < 16 ? x0 + 2 * LAG : -1;
+}
+
+/* The column of the error in xs slot (T8 + j) % 32 of the strip's last warp
+ * that lane j (row 0) or 8 + j (row 1) hands down; -1 for lanes >= 16. */
+template <int LAG, int NW, int D>
+__device__ __forceinline__ int bottom_column(int T8, int *row) {
+  const int lane = threadIdx.x & 31, j = lane & 7;
+  *row = lane >> 3;
+  const int t = T8 + j - pre_steps<LAG>();
+  return lane < 8 ? t - LAG * (32 * NW - 1) - D * (NW - 1)
+         : lane < 16 ? t - LAG * (32 * NW - 2) - D * (NW - 1) : -1;
+}
+
+/*
+ * Runs one strip. Ex is the exchange with the strips above and below:
+ *   ex.chunk_begin(pos, c)       before chunk c (SKSS: wait for the strip above);
+ *   ex.group_words(pos, T8)      warp 0: lane j < 8 gets e(bottom row above,
+ *                                T8 + j + LAG), lane 8 + j gets e(second to
+ *                                bottom, T8 + j + 2 LAG) (0 outside the image);
+ *   ex.group_end(pos, sm, T8)    warp NW-1: the errors of the group's steps in
+ *                                sm->xs go to the strip below;
+ *   ex.chunk_end(pos, c)         after chunk c (SKSS: publish progress).
+ */
+template <typename K, int LAG, int NW, int D, typename Ex>
+__device__ __forceinline__ void run_strip(const strip_pos &pos, int white_above, warp_smem *smem, Ex &ex) {
+  constexpr int AH = K::rows == 3 ? 2 * LAG + 2 : LAG + 2;
+  constexpr int PRE = pre_steps<LAG>();
+  constexpr int SPAN = LAG * (32 * NW - 1) + D * (NW - 1); /* lag of the last row */
+  const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % NW;
+  warp_smem *sm = smem + (threadIdx.x >> 5);
+  const int W = pos.width;
+  const int r = 32 * w + lane;
+  const bool row_ok = pos.y0 + r < pos.height;
+  const int xoff = PRE + LAG * r + D * w;     /* the lane's x = t - xoff */
+  const int xoff0 = PRE + LAG * 32 * w + D * w; /* row 0 of the warp */
+  const int steps = PRE + W + SPAN;
+  const int chunks = (steps + CHUNK - 1) / CHUNK;
+  const int warp_rows = pos.height - (pos.y0 + 32 * w); /* rows of this warp inside the image */
+  /* Whether every pixel of chunk T of every row of the strip is inside the
+   * image (the same answer in every warp of the block, so the barriers
+   * inside both paths match): no bounds checks then. */
+  const bool strip_full = pos.y0 + 32 * NW <= pos.height;
+  auto interior = [&](int T) { return strip_full && T - PRE - SPAN >= 0 && T + CHUNK - 1 - PRE < W; };
+
+  /* Lane j loads column T + j - xoff(i) of each row i of the warp, walking
+   * one pointer down the parallelogram (0 outside the image). */
+  uint8_t pre[32];
+  auto load_chunk = [&](int T) {
+    const int x0 = T + lane - xoff0;
+    const uint8_t *p = pos.in + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.in_pitch + x0;
+    const int64_t step = (int64_t)pos.in_pitch - LAG;
+    if (interior(T)) {
+#pragma unroll
+      for (int i = 0; i < 32; i++, p += step) pre[i] = __ldg(p);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 32; i++, p += step)
+        pre[i] = i < warp_rows && (unsigned)(x0 - LAG * i) < (unsigned)W ? __ldg(p) : 0;
+    }
+  };
+  auto stage_chunk = [&]() {
+#pragma unroll
+    for (int i = 0; i < 32; i++) sm->ring[i][lane] = pre[i];
+  };
+  auto flush_chunk = [&](int T) {
+    const int x0 = T + lane - xoff0;
+    uint8_t *p = pos.out + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.out_pitch + x0;
+    const int64_t step = (int64_t)pos.out_pitch - LAG;
+    if (interior(T)) {
+#pragma unroll
+      for (int i = 0; i < 32; i++, p += step) *p = sm->ring[i][lane];
+    } else {
+#pragma unroll
+      for (int i = 0; i < 32; i++, p += step)
+        if (i < warp_rows && (unsigned)(x0 - LAG * i) < (unsigned)W) *p = sm->ring[i][lane];
+    }
+  };
+
+  int ahead[AH];
+#pragma unroll
+  for (int k = 0; k < AH; k++) ahead[k] = 0;
+  int left1 = 0, left2 = 0;
+
+  /* 32 steps from T; FAST: every pixel inside the image. */
+  auto chunk_steps = [&](int T, auto fast) {
+    constexpr bool FAST = decltype(fast)::value;
+    /* The lane's 32 pixels, 4 a word (the ring row is 4-aligned), and its
+     * 32 bytes of 0/255: no shared memory on the step's chain. */
+    unsigned px[CHUNK / 4], ow[CHUNK / 4];
+#pragma unroll
+    for (int k = 0; k < CHUNK / 4; k++) {
+      px[k] = *reinterpret_cast<const unsigned *>(&sm->ring[lane][4 * k]);
+      ow[k] = 0;
+    }
+#pragma unroll
+    for (int g = 0; g < CHUNK / GROUP; g++) {
+      const int T8 = T + g * GROUP;
+      int bw;
+      if (w == 0) {
+        bw = ex.group_words(pos, T8);
+      } else {
+        /* warp w-1's errors of step T8 + j - D, written before the last barrier. */
+        const warp_smem *up = sm - 1;
+        bw = lane < 16 ? up->xs[(g * GROUP + (lane & 7) - D) & (CHUNK - 1)][31 - (lane >> 3)] : 0;
+      }
+#pragma unroll
+      for (int j = 0; j < GROUP; j++) {
+        const int jc = g * GROUP + j; /* step in the chunk */
+        const int pix = (int)__byte_perm(px[jc / 4], 0u, 0x4440u | (unsigned)(jc % 4));
+        int white;
+        const int base = ahead[0] + K::weight(0, 4) * left2;
+        int e = pixel<K>(pix, base, K::weight(0, 3), left1, white_above, &white);
+        if (!FAST) e = row_ok && (unsigned)(T + jc - xoff) < (unsigned)W ? e : 0;
+        /* byte jc % 4 of ow[jc / 4] becomes `white` */
+        const unsigned nib = 4u * (unsigned)(jc % 4);
+        ow[jc / 4] = __byte_perm(ow[jc / 4], (unsigned)white, (0x3210u & ~(0xfu << nib)) | (4u << nib));
+        left2 = left1;
+        left1 = e;
+#pragma unroll
+        for (int k = 0; k + 1 < AH; k++) ahead[k] = ahead[k + 1];
+        ahead[AH - 1] = 0;
+        /* The errors the rows above made this step: lanes above, or the border. */
+        int u1 = __shfl_up_sync(FULL, e, 1);
+        const int b1 = __shfl_sync(FULL, bw, j);
+        if (lane == 0) u1 = b1;
+#pragma unroll
+        for (int dx = -2; dx <= 2; dx++)
+          if (K::weight(1, dx + 2) != 0) ahead[LAG + dx - 1] += K::weight(1, dx + 2) * u1;
+        if (K::rows == 3) {
+          int u2 = __shfl_up_sync(FULL, e, 2);
+          const int b2 = __shfl_sync(FULL, bw, 8 + j);
+          if (lane == 0) u2 = b2;
+          if (lane == 1) u2 = b1;
+#pragma unroll
+          for (int dx = -2; dx <= 2; dx++)
+            if (K::weight(2, dx + 2) != 0) ahead[2 * LAG + dx - 1] += K::weight(2, dx + 2) * u2;
+        }
+        sm->xs[jc][lane] = e;
+      }
+      /* the xs slots of this group are read by lanes of this warp (group_end). */
+      __syncwarp();
+      if (w == NW - 1) ex.group_end(pos, sm, T8);
+      /* warp w+1 reads this group's xs slots after the barrier. */
+      if (NW > 1) __syncthreads();
+    }
+#pragma unroll
+    for (int k = 0; k < CHUNK / 4; k++) *reinterpret_cast<unsigned *>(&sm->ring[lane][4 * k]) = ow[k];
+  };
+
+  load_chunk(0);
+  stage_chunk();
+  for (int c = 0; c < chunks; c++) {
+    const int T = c * CHUNK;
+    if (c + 1 < chunks) load_chunk(T + CHUNK);
+    if (w == 0) ex.chunk_begin(pos, c);
+    /* the ring's pixels, staged by other lanes, are read below. */
+    __syncwarp();
+    if (interior(T))
+      chunk_steps(T, std::true_type{});
+    else
+      chunk_steps(T, std::false_type{});
+    /* the ring's 0/255 bytes were written by other lanes. */
+    __syncwarp();
+    flush_chunk(T);
+    stage_chunk();
+    if (w == NW - 1) ex.chunk_end(pos, c);
+  }
+  /* the next strip reuses the rings. */
+  if (NW > 1) __syncthreads(); else __syncwarp();
+}
+
+}  // namespace skss_wf
+
+#endif
