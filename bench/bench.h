@@ -394,6 +394,17 @@ typedef struct bench_tolerance {
 int bench_gpu_check(bench_gpu *gpu, skss_dtype type, const void *out, const void *ref, int64_t rows,
                     int64_t cols, const bench_tolerance *tol, char err[BENCH_ERRLEN]);
 
+/* Halftone (bench_cuda_halftone.cu): waits for the stream, then compares a
+ * rows x cols device byte image with the device reference; 0, or -1 with
+ * the first difference (or the CUDA error) in err. */
+int bench_gpu_check_bytes(bench_gpu *gpu, const void *out, const void *ref, int64_t rows, int64_t cols,
+                          char err[BENCH_ERRLEN]);
+/* Seconds of one dependent pixel step of `kernel` (the chain from the left
+ * neighbour's error to the pixel's), measured by one thread walking 2^20 of
+ * them; 0 with err set on failure. The latency floor of H x W is
+ * (W + slope (H - 1)) such steps. */
+double bench_gpu_halftone_step_s(bench_gpu *gpu, skss_dither_kernel kernel, char err[BENCH_ERRLEN]);
+
 /* The in-process GPU peers of a SAT case. */
 typedef enum bench_gpu_peer {
   BENCH_GPU_PEER_CUB = 0, /* DeviceScan::InclusiveScanByKey per row, then a column pass */

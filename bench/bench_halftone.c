@@ -8,6 +8,14 @@
  * neighbour's error, so a sequential run is bound by that latency and the
  * parallel one by rows that lag each other by the kernel's slope.
  * Every algorithm must give the reference's bytes exactly.
+ *
+ * On the device (GPU runs) the input, the output and the reference live in
+ * device memory (bench_device_ops): the library is called on device
+ * pointers, checked against the uploaded reference, and each case gets a
+ * "latency floor" row: (W + slope (H - 1)) dependent pixel steps times the
+ * cost of one step measured in the same run (bench_cuda_halftone.cu); as
+ * the case's only GPU peer it makes each cuda row's speedup_peer its
+ * distance from that floor (1 = at the floor).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +59,8 @@ typedef struct halftone_job {
   skss_halftone_desc desc;
   uint8_t *in, *out, *ref;
   size_t pixels;
+  bench_gpu *gpu; /* device copies, once uploaded */
+  void *dev_in, *dev_out, *dev_ref;
 } halftone_job;
 
 static void halftone_release(void *p) {
@@ -59,6 +69,9 @@ static void halftone_release(void *p) {
   free(job->in);
   free(job->out);
   free(job->ref);
+  bench_gpu_free(job->dev_in);
+  bench_gpu_free(job->dev_out);
+  bench_gpu_free(job->dev_ref);
   free(job);
 }
 
@@ -129,6 +142,77 @@ static int halftone_check(const void *p, char err[BENCH_ERRLEN]) {
 
 static double halftone_bytes(const void *p) { return 2.0 * (double)((const halftone_job *)p)->pixels; }
 
+/* ---- on the device ------------------------------------------------------------------ */
+
+static int halftone_device_poison(void *p, char err[BENCH_ERRLEN]) {
+  halftone_job *job = p;
+  return bench_gpu_fill(job->gpu, job->dev_out, 0xA5, job->pixels, err);
+}
+
+static int halftone_device_check(void *p, int algorithm, char err[BENCH_ERRLEN]) {
+  halftone_job *job = p;
+  (void)algorithm;
+  return bench_gpu_check_bytes(job->gpu, job->dev_out, job->dev_ref, job->desc.height, job->desc.width,
+                               err);
+}
+
+/* Device copies of the input and the reference, a poisoned device output;
+ * then makes sure the check rejects the poison. */
+static int halftone_upload(void *p, bench_gpu *gpu, char err[BENCH_ERRLEN]) {
+  halftone_job *job = p;
+  char detail[BENCH_ERRLEN];
+  job->gpu = gpu;
+  job->dev_in = bench_gpu_alloc(job->pixels, err);
+  job->dev_out = job->dev_in ? bench_gpu_alloc(job->pixels, err) : NULL;
+  job->dev_ref = job->dev_out ? bench_gpu_alloc(job->pixels, err) : NULL;
+  if (job->dev_ref == NULL || bench_gpu_upload(gpu, job->dev_in, job->in, job->pixels, err) != 0 ||
+      bench_gpu_upload(gpu, job->dev_ref, job->ref, job->pixels, err) != 0 ||
+      halftone_device_poison(job, err) != 0)
+    return -1;
+  if (halftone_device_check(job, 0, detail) == 0) {
+    snprintf(err, BENCH_ERRLEN, "the device check accepted a poisoned image");
+    return -1;
+  }
+  return 0;
+}
+
+static skss_status halftone_device_run(void *p, skss_ctx *ctx, int algorithm) {
+  halftone_job *job = p;
+  skss_halftone_desc d = job->desc;
+  d.algorithm = (skss_halftone_algorithm)algorithm;
+  return skss_halftone(ctx, &d, job->dev_in, job->dev_out);
+}
+
+/* The case's latency floor as a GPU peer row (see the top of the file). */
+static void halftone_device_peers(void *p, const bench_config *cfg, bench_report *rep, size_t case_index) {
+  halftone_job *job = p;
+  skss_dither_kernel_info info;
+  (void)cfg;
+  bench_row *r = bench_report_add_row(rep, case_index);
+  if (r == NULL || skss_dither_kernel_get_info(job->desc.kernel, &info) != SKSS_OK) return;
+  char err[BENCH_ERRLEN] = "";
+  const double step = bench_gpu_halftone_step_s(job->gpu, job->desc.kernel, err);
+  const double steps = (double)job->desc.width + (double)info.slope * (double)(job->desc.height - 1);
+  r->is_peer = 1;
+  r->on_gpu = 1;
+  snprintf(r->algorithm, sizeof r->algorithm, "latency floor");
+  snprintf(r->backend, sizeof r->backend, "peer");
+  snprintf(r->check, sizeof r->check, "n/a");
+  if (step <= 0) {
+    r->outcome = BENCH_ROW_FAILED;
+    snprintf(r->message, sizeof r->message, "%s", err);
+    return;
+  }
+  r->t.median_s = r->t.min_s = r->t.p90_s = steps * step;
+  r->t.runs = 1;
+  r->throughput = rep->cases.items[case_index].items / r->t.median_s;
+  snprintf(r->message, sizeof r->message, "%.0f dependent steps of %.2f ns", steps, step * 1e9);
+}
+
+static const bench_device_ops HALFTONE_DEVICE = {halftone_upload, halftone_device_run, halftone_device_poison,
+                                                 halftone_device_check, halftone_device_peers};
+
 const bench_primitive bench_halftone = {SKSS_OP_HALFTONE, "halftone",     halftone_add_cases,
                                         halftone_prepare, halftone_run,   halftone_poison,
-                                        halftone_check,   halftone_bytes, halftone_release, NULL};
+                                        halftone_check,   halftone_bytes, halftone_release,
+                                        &HALFTONE_DEVICE};
