@@ -47,7 +47,9 @@ enum {
   BENCH_SUITE_COMPACT = 1u << SKSS_OP_COMPACT,
   BENCH_SUITE_ALL = BENCH_SUITE_SAT | BENCH_SUITE_HALFTONE | BENCH_SUITE_KNAPSACK | BENCH_SUITE_COMPACT,
   /* The SAT papers' tables on the GPU (not part of "all": name it). */
-  BENCH_SUITE_SAT_PAPERS = 1u << (SKSS_OP_COMPACT + 1)
+  BENCH_SUITE_SAT_PAPERS = 1u << (SKSS_OP_COMPACT + 1),
+  /* The halftone papers' tables on the GPU (not part of "all": name it). */
+  BENCH_SUITE_HALFTONE_PAPERS = 1u << (SKSS_OP_COMPACT + 2)
 };
 
 /* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
@@ -150,7 +152,7 @@ typedef struct bench_case {
   double ref_s;       /* seconds of the reference's one call in prepare */
   union {
     struct { int64_t height, width; skss_dtype in, out; skss_sat_layout layout; } sat;
-    struct { int64_t height, width; skss_dither_kernel kernel; } halftone;
+    struct { int64_t height, width; skss_dither_kernel kernel; int64_t images; } halftone;
     struct { int64_t n_items, capacity; int value_only; } knapsack;
     struct { int64_t n; skss_dtype dtype; int indices; } compact;
   } p;
@@ -404,6 +406,13 @@ int bench_gpu_check_bytes(bench_gpu *gpu, const void *out, const void *ref, int6
  * them; 0 with err set on failure. The latency floor of H x W is
  * (W + slope (H - 1)) such steps. */
 double bench_gpu_halftone_step_s(bench_gpu *gpu, skss_dither_kernel kernel, char err[BENCH_ERRLEN]);
+
+/* Median seconds of copying `bytes` between pageable host memory and the
+ * device (to_device: host -> device, else back) on the bench's stream, as
+ * a user's cudaMemcpy of an image would: the error-diffusion paper's
+ * transfer rows (its Table V (5)). 0 with err set on failure. */
+double bench_gpu_transfer_s(bench_gpu *gpu, void *dev, void *host, size_t bytes, int to_device,
+                            char err[BENCH_ERRLEN]);
 
 /* The in-process GPU peers of a SAT case. */
 typedef enum bench_gpu_peer {

@@ -501,6 +501,30 @@ extern "C" int bench_gpu_upload(bench_gpu *g, void *dst, const void *src, size_t
   return 0;
 }
 
+extern "C" double bench_gpu_transfer_s(bench_gpu *g, void *dev, void *host, size_t bytes,
+                                       int to_device, char err[BENCH_ERRLEN]) {
+  enum { REPS = 5 };
+  double s[REPS];
+  const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  for (int k = 0; k <= REPS; k++) { /* k = 0: warm-up */
+    const double t0 = bench_now();
+    if (cudaMemcpyAsync(to_device ? dev : host, to_device ? host : dev, bytes, kind, g->stream) !=
+            cudaSuccess ||
+        cudaStreamSynchronize(g->stream) != cudaSuccess) {
+      snprintf(err, BENCH_ERRLEN, "cudaMemcpy: %s", cudaGetErrorString(cudaGetLastError()));
+      return 0;
+    }
+    if (k > 0) s[k - 1] = bench_now() - t0;
+  }
+  for (int a = 0; a < REPS; a++) /* insertion sort of five */
+    for (int b = a; b > 0 && s[b] < s[b - 1]; b--) {
+      const double x = s[b];
+      s[b] = s[b - 1];
+      s[b - 1] = x;
+    }
+  return s[REPS / 2];
+}
+
 extern "C" int bench_gpu_fill(bench_gpu *g, void *dst, int byte, size_t bytes, char err[BENCH_ERRLEN]) {
   GPU_TRY(cudaMemsetAsync(dst, byte, bytes, g->stream));
   return 0;

@@ -93,6 +93,17 @@ int bench_gpu_sat_peer(bench_gpu *gpu, bench_gpu_peer peer, const bench_gpu_sat 
   return absent(err);
 }
 
+double bench_gpu_transfer_s(bench_gpu *gpu, void *dev, void *host, size_t bytes, int to_device,
+                            char err[BENCH_ERRLEN]) {
+  (void)gpu;
+  (void)dev;
+  (void)host;
+  (void)bytes;
+  (void)to_device;
+  absent(err);
+  return 0;
+}
+
 skss_status bench_gpu_set_hybrid_r(skss_ctx *ctx, double r) {
   (void)ctx;
   (void)r;

@@ -16,6 +16,18 @@
  * cost of one step measured in the same run (bench_cuda_halftone.cu); as
  * the case's only GPU peer it makes each cuda row's speedup_peer its
  * distance from that floor (1 = at the floor).
+ *
+ * Suite halftone-papers (GPU runs), Floyd-Steinberg, one table per group:
+ *  - the error-diffusion paper's Table V (1K-16K): its sequential
+ *    algorithms (cpu-ref rows, when that backend runs), the four PRAM-style
+ *    k-delay variants with and without the data permutation, the four
+ *    parallelogram variants, ours (cuda strips, cpu task array), Pillow,
+ *    and the host <-> device transfer times of an image (Table V (5));
+ *  - the SKSS paper's Table III (1K-32K): SKSS against the conventional
+ *    schedule of one launch per anti-diagonal of tasks (Parallel-Backward;
+ *    here the parallelogram blocks with register caching, 2d-pec-rc, which
+ *    is that schedule), and ours;
+ *  - the batch target: 64 images of 4K x 4K in one call.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,34 +37,99 @@
 
 static const bench_size HALFTONE_DEFAULT_SIZES[] = {{1024, 0}, {2048, 0}, {4096, 0}};
 
-static int add_case(bench_cases *out, const bench_size *size, skss_dither_kernel kernel) {
+/* ---- the GPU tables ------------------------------------------------------------ */
+
+#define ALG(a) (1u << (a))
+#define SEQ_ALGS                                                                             \
+  (ALG(SKSS_HALFTONE_ED) | ALG(SKSS_HALFTONE_EC) | ALG(SKSS_HALFTONE_ED_RC) |               \
+   ALG(SKSS_HALFTONE_EC_RC))
+#define PRAM_ALGS                                                                            \
+  (ALG(SKSS_HALFTONE_PED3) | ALG(SKSS_HALFTONE_PED2_ATOMIC) | ALG(SKSS_HALFTONE_PED2_LAUNCH) | \
+   ALG(SKSS_HALFTONE_PEC2) | ALG(SKSS_HALFTONE_PED3_PERM) |                                 \
+   ALG(SKSS_HALFTONE_PED2_ATOMIC_PERM) | ALG(SKSS_HALFTONE_PED2_LAUNCH_PERM) |              \
+   ALG(SKSS_HALFTONE_PEC2_PERM))
+#define PGRAM_ALGS                                                                           \
+  (ALG(SKSS_HALFTONE_PED_2D) | ALG(SKSS_HALFTONE_PED_2D_RC) | ALG(SKSS_HALFTONE_PEC_2D) |    \
+   ALG(SKSS_HALFTONE_PEC_2D_RC))
+#define OURS (ALG(SKSS_HALFTONE_STRIPS) | ALG(SKSS_HALFTONE_TASKARRAY_CPU))
+#define TABLE3_ALGS (ALG(SKSS_HALFTONE_SKSS) | ALG(SKSS_HALFTONE_PEC_2D_RC))
+
+/* One table: a Floyd-Steinberg case per side (sides in units of 1024). */
+typedef struct halftone_gpu_table {
+  const char *title;
+  int sides[6];
+  int n_sides;
+  uint32_t algorithms, paper;
+  int peers;      /* Pillow and the in-process GPU rows (latency floor, transfers) */
+  int64_t images; /* > 1: one batch call */
+} halftone_gpu_table;
+
+static const halftone_gpu_table HALFTONE_GPU_TABLES[] = {
+    {"ED paper Table V", {1, 2, 4, 8, 16}, 5, SEQ_ALGS | PRAM_ALGS | PGRAM_ALGS | OURS,
+     PRAM_ALGS | PGRAM_ALGS, 1, 1},
+    {"SKSS paper Table III", {1, 2, 4, 8, 16, 32}, 6, TABLE3_ALGS | ALG(SKSS_HALFTONE_STRIPS),
+     TABLE3_ALGS, 1, 1},
+    {"batch of 64", {4}, 1, ALG(SKSS_HALFTONE_STRIPS) | ALG(SKSS_HALFTONE_SKSS), 0, 0, 64},
+};
+
+static bench_case *add_case(bench_cases *out, const bench_size *size, skss_dither_kernel kernel,
+                            int64_t images) {
   skss_dither_kernel_info info;
   bench_case *c = bench_cases_add(out, SKSS_OP_HALFTONE);
-  if (c == NULL || skss_dither_kernel_get_info(kernel, &info) != SKSS_OK) return -1;
+  if (c == NULL || skss_dither_kernel_get_info(kernel, &info) != SKSS_OK) return NULL;
   int64_t w = size->a, h = size->b ? size->b : size->a;
   c->p.halftone.width = w;
   c->p.halftone.height = h;
   c->p.halftone.kernel = kernel;
+  c->p.halftone.images = images;
   snprintf(c->spec, sizeof c->spec, "halftone:%lldx%lld:%s", (long long)w, (long long)h, info.name);
   snprintf(c->variant, sizeof c->variant, "%s (slope %d)", info.name, info.slope);
   snprintf(c->size, sizeof c->size, "%lldx%lld", (long long)w, (long long)h);
-  c->x = (double)w * (double)h;
+  if (images > 1) {
+    /* the peers read single images: a batch gets its own spec and none */
+    snprintf(c->spec, sizeof c->spec, "halftone:%lldx%lld:%s:x%lld", (long long)w, (long long)h,
+             info.name, (long long)images);
+    snprintf(c->size, sizeof c->size, "%lld x %lldx%lld", (long long)images, (long long)w,
+             (long long)h);
+    c->no_peers = 1;
+  }
+  c->x = (double)w * (double)h * (double)images;
   c->items = c->x;
   c->unit = "px";
+  return c;
+}
+
+/* The papers' tables (suite halftone-papers), or their first side (--quick). */
+static int add_gpu_tables(const bench_config *cfg, bench_cases *out) {
+  for (size_t t = 0; t < sizeof HALFTONE_GPU_TABLES / sizeof HALFTONE_GPU_TABLES[0]; t++) {
+    const halftone_gpu_table *tb = &HALFTONE_GPU_TABLES[t];
+    for (int s = 0; s < (cfg->quick ? 1 : tb->n_sides); s++) {
+      bench_size size = {(int64_t)tb->sides[s] << 10, 0};
+      bench_case *c = add_case(out, &size, SKSS_DITHER_FLOYD_STEINBERG, tb->images);
+      if (c == NULL) return -1;
+      snprintf(c->table, sizeof c->table, "%s", tb->title);
+      c->algorithms = tb->algorithms;
+      c->paper = tb->paper;
+      c->no_peers = c->no_peers || !tb->peers;
+    }
+  }
   return 0;
 }
 
 static int halftone_add_cases(const bench_config *cfg, bench_cases *out) {
+  if (cfg->gpu && (cfg->suites & BENCH_SUITE_HALFTONE_PAPERS) && add_gpu_tables(cfg, out) != 0)
+    return -1;
+  if (!(cfg->suites & BENCH_SUITE_HALFTONE)) return 0;
   const bench_size *sizes = cfg->n_sizes ? cfg->sizes : HALFTONE_DEFAULT_SIZES;
   int n_sizes = cfg->n_sizes ? cfg->n_sizes : (cfg->quick ? 1 : 3);
   const bench_size *largest = &sizes[0];
   for (int s = 0; s < n_sizes; s++) {
-    if (add_case(out, &sizes[s], SKSS_DITHER_FLOYD_STEINBERG)) return -1;
+    if (add_case(out, &sizes[s], SKSS_DITHER_FLOYD_STEINBERG, 1) == NULL) return -1;
     if ((double)sizes[s].a * (double)(sizes[s].b ? sizes[s].b : sizes[s].a) >
         (double)largest->a * (double)(largest->b ? largest->b : largest->a))
       largest = &sizes[s];
   }
-  return add_case(out, largest, SKSS_DITHER_JARVIS_JUDICE_NINKE);
+  return add_case(out, largest, SKSS_DITHER_JARVIS_JUDICE_NINKE, 1) == NULL ? -1 : 0;
 }
 
 typedef struct halftone_job {
@@ -97,8 +174,13 @@ static void *halftone_prepare(bench_case *c, const bench_config *cfg, skss_ctx *
   d.height = c->p.halftone.height;
   d.width = c->p.halftone.width;
   d.kernel = c->p.halftone.kernel;
+  const int64_t images = c->p.halftone.images > 1 ? c->p.halftone.images : 1;
+  if (images > 1) { /* images back to back */
+    d.images = images;
+    d.in_image_stride = d.out_image_stride = d.height * d.width;
+  }
   job->desc = d;
-  job->pixels = (size_t)(d.height * d.width);
+  job->pixels = (size_t)(d.height * d.width * images);
   job->in = bench_alloc(job->pixels, err);
   job->out = job->in ? bench_alloc(job->pixels, err) : NULL;
   job->ref = job->out ? bench_alloc(job->pixels, err) : NULL;
@@ -152,8 +234,9 @@ static int halftone_device_poison(void *p, char err[BENCH_ERRLEN]) {
 static int halftone_device_check(void *p, int algorithm, char err[BENCH_ERRLEN]) {
   halftone_job *job = p;
   (void)algorithm;
-  return bench_gpu_check_bytes(job->gpu, job->dev_out, job->dev_ref, job->desc.height, job->desc.width,
-                               err);
+  const int64_t images = job->desc.images > 1 ? job->desc.images : 1;
+  return bench_gpu_check_bytes(job->gpu, job->dev_out, job->dev_ref, job->desc.height * images,
+                               job->desc.width, err);
 }
 
 /* Device copies of the input and the reference, a poisoned device output;
@@ -183,11 +266,40 @@ static skss_status halftone_device_run(void *p, skss_ctx *ctx, int algorithm) {
   return skss_halftone(ctx, &d, job->dev_in, job->dev_out);
 }
 
-/* The case's latency floor as a GPU peer row (see the top of the file). */
+/* One transfer row: the image copied host -> device or back. */
+static void transfer_row(halftone_job *job, bench_report *rep, size_t case_index, int to_device) {
+  bench_row *r = bench_report_add_row(rep, case_index);
+  if (r == NULL) return;
+  char err[BENCH_ERRLEN] = "";
+  const double s = bench_gpu_transfer_s(job->gpu, to_device ? job->dev_in : job->dev_out,
+                                        to_device ? job->in : job->out, job->pixels, to_device, err);
+  r->is_peer = 1;
+  r->on_gpu = 1;
+  snprintf(r->algorithm, sizeof r->algorithm, "transfer %s", to_device ? "host->device" : "device->host");
+  snprintf(r->backend, sizeof r->backend, "peer");
+  snprintf(r->check, sizeof r->check, "n/a");
+  if (s <= 0) {
+    r->outcome = BENCH_ROW_FAILED;
+    snprintf(r->message, sizeof r->message, "%s", err);
+    return;
+  }
+  r->t.median_s = r->t.min_s = r->t.p90_s = s;
+  r->t.runs = 5;
+  r->bytes = (double)job->pixels;
+  r->throughput = rep->cases.items[case_index].items / s;
+  snprintf(r->message, sizeof r->message, "%.2f GB/s, pageable host memory", (double)job->pixels / s * 1e-9);
+}
+
+/* The case's latency floor as a GPU peer row (see the top of the file), and
+ * in the error-diffusion paper's table the transfer times of its Table V (5). */
 static void halftone_device_peers(void *p, const bench_config *cfg, bench_report *rep, size_t case_index) {
   halftone_job *job = p;
   skss_dither_kernel_info info;
   (void)cfg;
+  if (strcmp(rep->cases.items[case_index].table, "ED paper Table V") == 0) {
+    transfer_row(job, rep, case_index, 1);
+    transfer_row(job, rep, case_index, 0);
+  }
   bench_row *r = bench_report_add_row(rep, case_index);
   if (r == NULL || skss_dither_kernel_get_info(job->desc.kernel, &info) != SKSS_OK) return;
   char err[BENCH_ERRLEN] = "";

@@ -397,8 +397,11 @@ static skss_ctx *make_context(const bench_config *cfg, bench_report *rep, skss_b
 static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]) {
   if ((cfg->suites & BENCH_SUITE_SAT_PAPERS) && !cfg->gpu)
     add_note(rep, "suite sat-papers: the papers' tables are GPU tables; the cuda backend does not run");
+  if ((cfg->suites & BENCH_SUITE_HALFTONE_PAPERS) && !cfg->gpu)
+    add_note(rep, "suite halftone-papers: the papers' tables are GPU tables; the cuda backend does not run");
   for (int op = SKSS_OP_SAT; op <= SKSS_OP_COMPACT; op++) {
-    unsigned bits = 1u << op | (op == SKSS_OP_SAT ? (unsigned)BENCH_SUITE_SAT_PAPERS : 0u);
+    unsigned bits = 1u << op | (op == SKSS_OP_SAT ? (unsigned)BENCH_SUITE_SAT_PAPERS : 0u) |
+                    (op == SKSS_OP_HALFTONE ? (unsigned)BENCH_SUITE_HALFTONE_PAPERS : 0u);
     if (!(cfg->suites & bits)) continue;
     if (PRIMITIVES[op]->add_cases(cfg, &rep->cases) != 0) {
       snprintf(err, BENCH_ERRLEN, "out of memory listing the %s cases", PRIMITIVES[op]->name);

@@ -19,12 +19,14 @@ static const char BENCH_USAGE[] =
     "usage: skss bench [options]\n"
     "Times every algorithm of every backend on seeded inputs, checked against\n"
     "cpu-ref first, next to the peers (Pillow, OpenCV, OR-Tools, NumPy; on the\n"
-    "GPU: CUB, NPP, torch, OpenCV). When the cuda backend runs, SAT cases live in\n"
-    "device memory and are timed with CUDA events.\n"
+    "GPU: CUB, NPP, torch, OpenCV). When the cuda backend runs, SAT and halftone\n"
+    "cases live in device memory and are timed with CUDA events.\n"
     "  --backend LIST   cpu-ref, cpu, cuda or all (comma-separated; default all)\n"
     "  --threads N      threads of the cpu backend (default: online CPUs)\n"
     "  --suite LIST     sat, halftone, knapsack, compact, all (those four), or\n"
-    "                   sat-papers: the SAT papers' tables on the GPU\n"
+    "                   sat-papers: the SAT papers' tables on the GPU, or\n"
+    "                   halftone-papers: the error-diffusion papers' tables on\n"
+    "                   the GPU (with --backend all: the sequential CPU rows)\n"
     "  --sizes LIST     sizes for every chosen suite: image side N or WxH (sat,\n"
     "                   halftone), capacity (knapsack, n = 1000), element count\n"
     "                   (compact); K/M/G = 2^10/2^20/2^30, 1eN = 10^N\n"
@@ -142,12 +144,13 @@ static int set_int(const char *v, long lo, long hi, int *out) {
 /* Parses one value option; returns 0, or -1 for a bad value. */
 static int set_value(bench_cli *cli, const char *name, const char *v) {
   static const char *const BACKENDS[] = {NULL, "cpu-ref", "cpu", "cuda"};
-  static const char *const SUITES[] = {"sat", "halftone", "knapsack", "compact", "sat-papers"};
+  static const char *const SUITES[] = {"sat",     "halftone",   "knapsack",
+                                       "compact", "sat-papers", "halftone-papers"};
   const unsigned all_backends =
       (1u << SKSS_BACKEND_CPU_REF) | (1u << SKSS_BACKEND_CPU) | (1u << SKSS_BACKEND_CUDA);
   bench_config *cfg = &cli->cfg;
   if (strcmp(name, "--backend") == 0) return parse_names(v, BACKENDS, 4, all_backends, &cfg->backends);
-  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 5, BENCH_SUITE_ALL, &cfg->suites);
+  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 6, BENCH_SUITE_ALL, &cfg->suites);
   if (strcmp(name, "--sizes") == 0) return parse_sizes(v, cfg);
   if (strcmp(name, "--threads") == 0) return set_int(v, 1, 1024, &cfg->threads);
   if (strcmp(name, "--repeat") == 0) return set_int(v, 1, 100000, &cfg->repeat);
@@ -186,7 +189,9 @@ static int set_flag(bench_cli *cli, const char *a) {
 
 /* The image suites read a size N as N x N: its pixel count must stay sane. */
 static int check_image_sizes(const bench_config *cfg) {
-  if (!(cfg->suites & (BENCH_SUITE_SAT | BENCH_SUITE_SAT_PAPERS | BENCH_SUITE_HALFTONE))) return -1;
+  if (!(cfg->suites & (BENCH_SUITE_SAT | BENCH_SUITE_SAT_PAPERS | BENCH_SUITE_HALFTONE |
+                       BENCH_SUITE_HALFTONE_PAPERS)))
+    return -1;
   for (int k = 0; k < cfg->n_sizes; k++) {
     int64_t w = cfg->sizes[k].a, h = cfg->sizes[k].b ? cfg->sizes[k].b : w;
     if (w > BENCH_MAX_PIXELS / h)

@@ -19,7 +19,10 @@ static const char USAGE[] =
     "                   sierra-lite, atkinson\n"
     "  --threshold T    integer 0..255 (default 128): pixels above T turn white\n"
     "  --backend B      auto (default), cpu-ref, cpu, cuda\n"
-    "  --algorithm A    auto (default), ed, ec, ed-rc, ec-rc, taskarray-cpu\n"
+    "  --algorithm A    auto (default), ed, ec, ed-rc, ec-rc, taskarray-cpu;\n"
+    "                   cuda: ped3, ped2-atomic, ped2-launch, pec2 (each also\n"
+    "                   with -perm), 2d-ped, 2d-ped-rc, 2d-pec, 2d-pec-rc, skss,\n"
+    "                   strips (`skss info` lists each backend's)\n"
     "  --threads N      CPU threads (default: all online CPUs)\n"
     "  --json           print the report as one JSON object\n";
 

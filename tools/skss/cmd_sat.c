@@ -24,7 +24,10 @@ static const char USAGE[] =
     "                    '.npy' replaced by '.sq.npy' (appended if OUT has no .npy)\n"
     "  --squared-out F   also write the squared SAT, to F\n"
     "  --backend B       auto (default), cpu-ref, cpu, cuda\n"
-    "  --algorithm A     auto (default), 2r2w-cpu, 4r1w-cpu, rowscan-cpu, bands-cpu\n"
+    "  --algorithm A     auto (default), 2r2w-cpu, 4r1w-cpu, rowscan-cpu, bands-cpu;\n"
+    "                    cuda: 2r2w, 4r4w, 4r1w, 2r1w, 1r1w, 1+r-r1w, skss,\n"
+    "                    parallel-fair, brlt-scanrow-ks|lf, scanrow-brlt-ks|lf,\n"
+    "                    scanrowcolumn-ks|lf, onepass\n"
     "  --threads N       CPU threads (default: all online CPUs)\n"
     "  --json            print the report as one JSON object\n";
 
