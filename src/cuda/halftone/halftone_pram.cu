@@ -47,7 +47,7 @@
  * and shifted back by two after it, inside the timed call as in Table V (3).
  */
 #include "halftone_cuda.cuh"
-#include "halftone_paper_tuning.h"
+#include "../tuning.h"
 
 namespace {
 
