@@ -1,11 +1,15 @@
 /*
  * halftone_strips.cu — SKSS_HALFTONE_STRIPS, our exact GPU error diffusion:
  * SKSS's single kernel and row tickets, with what makes each step shorter
- * and the hand-offs rarer (halftone_wavefront.cuh has the strip engine):
+ * and the hand-offs rarer (halftone_wavefront.cuh has the strip engine,
+ * run_strip_rows(), whose comment gives the per-step chain aimed for and
+ * what was measured):
  *  - the shortest chain per pixel: error collection turned into a push into
  *    registers (each pixel's dependent chain is one multiply-add of the left
  *    error, the division and the threshold), the kernel's weights and
- *    divisor compiled in;
+ *    divisor compiled in; the row above's error, which comes by shuffle,
+ *    added last; the rows above the warp enter lane 0 through the same
+ *    rotating shuffle; ~16 instructions an interior step;
  *  - slack (a tuning knob): rows may lag the row above by slope +
  *    SKSS_CUDA_HT_STRIPS_SLACK columns, so that the shuffle handing an
  *    error to the next lane overlaps the next step instead of lengthening
@@ -88,12 +92,13 @@ struct tagged_exchange {
     return (int)(int16_t)(cur & 0xffffu);
   }
 
-  __device__ void group_end(const strip_pos &p, const warp_smem *sm, int T8) {
+  /* Lanes 0-7: error e of the strip's bottom row at step T8 + lane; 8-15:
+   * of the row above it (run_strip_rows). */
+  __device__ void group_end_e(const strip_pos &p, int e, int T8) {
     if (p.last) return;
     int row;
     const int x = bottom_column<LAG, NW, D>(T8, &row);
     if (x < 0 || x >= p.width) return;
-    const int e = sm->xs[(T8 + (threadIdx.x & 7)) & (CHUNK - 1)][31 - row];
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> w(slot(p, p.strip, row)[x]);
     /* relaxed: tag and error travel in one single-copy-atomic word. */
     w.store(strip_tag(p.strip) << 16 | ((unsigned)e & 0xffffu), cuda::memory_order_relaxed);
@@ -106,7 +111,8 @@ template <typename K>
 __global__ void __launch_bounds__(32 * NW) strips_kernel(skss__ht_dev_job job, skss__dev_taskarray ta,
                                                          unsigned *words, int strips, int total) {
   constexpr int LAG = K::slope + SKSS_CUDA_HT_STRIPS_SLACK;
-  __shared__ warp_smem smem[NW];
+  __shared__ warp_hist hist[NW];
+  __shared__ int prog[NW];
   __shared__ int ticket;
   tagged_exchange<LAG> ex;
   ex.words = words;
@@ -115,6 +121,8 @@ __global__ void __launch_bounds__(32 * NW) strips_kernel(skss__ht_dev_job job, s
       const int g = skss__warp_ticket(ta);
       if (threadIdx.x == 0) ticket = g;
     }
+    /* the last strip's warps are past their last wait (barrier below). */
+    if (threadIdx.x < NW) prog[threadIdx.x] = 0;
     /* the ticket is read by every warp. */
     __syncthreads();
     const int g = ticket;
@@ -123,7 +131,8 @@ __global__ void __launch_bounds__(32 * NW) strips_kernel(skss__ht_dev_job job, s
     if (g >= total) return;
     const strip_pos p = locate(job, g, strips, ROWS);
     ex.begin(p);
-    run_strip<K, LAG, NW, D>(p, job.white_above, smem, ex);
+    run_strip_rows<K, LAG, NW, D, SKSS_CUDA_HT_STRIPS_ROW_IO, SKSS_CUDA_HT_STRIPS_SYNC>(p, job.white_above, hist,
+                                                                                        prog, ex);
   }
 }
 
@@ -144,14 +153,13 @@ struct launch {
     unsigned *words = reinterpret_cast<unsigned *>(static_cast<uint8_t *>(scratch) +
                                                    skss__dev_taskarray_bytes(0));
     SKSS_CUDA_TRY(ctx, fn, cudaMemsetAsync(words, 0, words_bytes(job), stream));
+    auto kern = strips_kernel<K>;
     int sms = 0, per_sm = 0;
     SKSS_CUDA_TRY(ctx, fn, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                                   skss__cuda(ctx)->device));
-    SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, strips_kernel<K>,
-                                                                         32 * NW, 0));
+    SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, 32 * NW, 0));
     const int resident = sms * (per_sm > 0 ? per_sm : 1);
-    strips_kernel<K><<<total < resident ? total : resident, 32 * NW, 0, stream>>>(*job, ta, words,
-                                                                                   strips, total);
+    kern<<<total < resident ? total : resident, 32 * NW, 0, stream>>>(*job, ta, words, strips, total);
     SKSS_CUDA_CHECK_LAUNCH(ctx, fn);
     return SKSS_OK;
   }

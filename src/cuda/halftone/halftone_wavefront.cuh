@@ -36,6 +36,7 @@
 #ifndef SKSS_CUDA_HALFTONE_WAVEFRONT_CUH
 #define SKSS_CUDA_HALFTONE_WAVEFRONT_CUH
 
+#include <cuda/atomic>
 #include <type_traits>
 
 #include "halftone_cuda.cuh"
@@ -80,6 +81,31 @@ __device__ __forceinline__ int pixel(int in, int base, int w1, int left1, int wh
     u = (biased + (int)((unsigned)(sum >> 31) >> (32 - k))) >> k;
   } else {
     u = in + (base + w1 * left1) / K::divisor;
+  }
+  const bool wh = u > white_above;
+  *white = wh ? 255 : 0;
+  return wh ? min(u - 255, 0) : max(u, 0);
+}
+
+/* pixel() with one more term of the sum, wc * pend, added last: the error
+ * the row above made the step before (slack 0), which arrives by shuffle
+ * after the left neighbour's, so it meets the chain one multiply-add before
+ * the division instead of two. */
+template <typename K, int WC>
+__device__ __forceinline__ int pixel_late(int in, int base, int w1, int left1, int pend, int white_above,
+                                          int *white) {
+  int u;
+  if constexpr ((K::divisor & (K::divisor - 1)) == 0) {
+    constexpr int k = K::divisor == 4 ? 2 : K::divisor == 8 ? 3 : K::divisor == 16 ? 4 : 5;
+    static_assert((1 << k) == K::divisor, "divisor is 4, 8, 16 or 32");
+    int s0 = base + w1 * left1, b0 = base + K::divisor * in + w1 * left1;
+    /* opaque to the optimizer, which would otherwise add the late term
+     * first and put two more steps after the shuffle. */
+    if (WC != 0) asm("" : "+r"(s0), "+r"(b0));
+    const int sum = s0 + WC * pend, biased = b0 + WC * pend;
+    u = (biased + (int)((unsigned)(sum >> 31) >> (32 - k))) >> k;
+  } else {
+    u = in + (base + w1 * left1 + WC * pend) / K::divisor;
   }
   const bool wh = u > white_above;
   *white = wh ? 255 : 0;
@@ -294,6 +320,317 @@ __device__ __forceinline__ void run_strip(const strip_pos &pos, int white_above,
     if (w == NW - 1) ex.chunk_end(pos, c);
   }
   /* the next strip reuses the rings. */
+  if (NW > 1) __syncthreads(); else __syncwarp();
+}
+
+
+/*
+ * The row engine of ours (halftone_strips.cu): the strip, lanes and steps of
+ * run_strip(), with less work around each step's chain.
+ *
+ * The chain we aim for. Step t of row r needs its left neighbour's error
+ * (made by the same lane at step t-1) and, with slack 0, the error the row
+ * above made at step t-1, which arrives by shuffle. So the loop-carried
+ * chain of one step is
+ *   SHFL (row above's e) -> IMAD (sum = s0 + w u, with s0 = base + w1 left
+ *   already formed) -> SHF/LEA.HI/SHF (truncating division by 2^k) ->
+ *   ISETP | IMNMX (white, clamp) -> SEL (e) -> SEL (lane 31: the border)
+ *   -> SHFL of the next step,
+ * the pixel rule's ~6 dependent instructions plus one shuffle; everything
+ * else a step does (the byte of the pixel, the 0/255 byte, the pushes of u
+ * into ahead[] for later pixels, the stores of errors for the warp below)
+ * has slack and should hide under that chain if the warp issues fewer
+ * instructions a step than the chain has cycles. With slack 1 the shuffle
+ * gets a step of its own and the chain is the pixel rule alone. Hence:
+ *  - pixel_late(): the row above's term is added last, after the left
+ *    neighbour's (an empty asm keeps the optimizer from reassociating it
+ *    to the front, which put three instructions after the shuffle);
+ *  - the errors of the rows above reach lane 0 (and 1) by the same shuffle
+ *    as every other lane's: lane 31 (30) swaps its own error for the strip
+ *    or warp above's before a rotating shuffle (one select and one shuffle a
+ *    step instead of two shuffles and a select);
+ *  - a lane keeps its 8 errors of a group in registers and writes them with
+ *    two 16-byte stores per group (was a store a step); warp w+1 reads lanes
+ *    30 and 31's the same way, 8 at a time.
+ * In the SASS (sm_90, FS) an interior step is ~16 instructions, ~20 with
+ * its share of the group's (run_strip(): ~32); the ring I/O adds ~11 a
+ * step (ncu, FS 4K, whole kernel: 43 -> ~35 a step, spin loops included).
+ *
+ * What was measured (H200, FS, slack 0): 4K 1.36 -> 1.32 ms, 16K 6.11 ->
+ * 5.77, 32K 12.9 -> 12.1, 1K unchanged; the 64 x 4K batch 236 -> 214
+ * Gpixels/s (112 registers instead of fewer: 4 blocks an SM) and one 4M row
+ * 83 -> 94 ns a step. So the step is NOT bound by its instruction count:
+ * at ~17-30 instructions and ~150-190 cycles a step (1.98 GHz) the warp is
+ * stalled ~85% of the time (ncu, FS 4K: 0.09 issued per cycle per
+ * scheduler, most stalls at the group barrier, which every warp reaches
+ * only when its 8-step chain is done). The alternatives below (IO 1, SYNC
+ * 1) were measured slower; halftone_tuning.h has the numbers.
+ */
+struct warp_hist {
+  int4 h[4][2][32]; /* [group % slots][steps 0-3 / 4-7][lane]: 16-byte accesses, no bank conflicts */
+  alignas(4) uint8_t ring[32][RING_PITCH]; /* IO 0: the chunk's pixels, then its 0/255 bytes */
+};
+
+/* IO 0: pixels through the coalesced ring of run_strip(); IO 1: each lane
+ * its own row as aligned words in registers: per chunk 9 word loads (issued
+ * a chunk ahead) and 8 byte permutes put its 32 pixels in order, 9 permutes
+ * and 8 word stores write its 32 bytes of 0/255 (the bytes before the first
+ * aligned word carried to the next chunk), byte loads/stores only where a
+ * lane's words would leave its row. Fewer instructions, but each access of
+ * the warp touches 32 rows: slower (SKSS_CUDA_HT_STRIPS_ROW_IO). */
+template <typename K, int LAG, int NW, int D, int IO, int SYNC, typename Ex>
+__device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_above, warp_hist *hist,
+                                               int *prog, Ex &ex) {
+  /* SYNC 0: the warps meet at a block barrier after every group (2 slots);
+   * SYNC 1: warp w publishes prog[w] = groups done (release) and warp w+1
+   * waits (acquire) only for the group it reads; 4 slots, and a warp waits
+   * for the warp below before overwriting a slot it may still read. */
+  constexpr int SLOTS = SYNC ? 4 : 2;
+  constexpr int AH = K::rows == 3 ? 2 * LAG + 2 : LAG + 2;
+  constexpr int PRE = pre_steps<LAG>();
+  constexpr int SPAN = LAG * (32 * NW - 1) + D * (NW - 1); /* lag of the last row */
+  const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % NW;
+  warp_hist *hs = hist + (threadIdx.x >> 5);
+  const int W = pos.width;
+  const int r = 32 * w + lane;
+  const bool row_ok = pos.y0 + r < pos.height;
+  const int xoff = PRE + LAG * r + D * w; /* the lane's x = t - xoff */
+  const int steps = PRE + W + SPAN;
+  const int chunks = (steps + CHUNK - 1) / CHUNK;
+  const int y = row_ok ? pos.y0 + r : 0;
+  const uint8_t *inrow = pos.in + (size_t)y * pos.in_pitch;
+  uint8_t *outrow = pos.out + (size_t)y * pos.out_pitch;
+  /* The lane's columns of a chunk start at x0 = T - xoff, T a multiple of
+   * 32, so their byte offset within a word is the same in every chunk. */
+  const unsigned shi = (unsigned)((unsigned long long)inrow - (unsigned long long)xoff) & 3u;
+  const unsigned sho = (unsigned)((unsigned long long)outrow - (unsigned long long)xoff) & 3u;
+  const unsigned sel_in = 0x3210u + 0x1111u * shi;  /* bytes shi.. of {next:word} */
+  const unsigned sel_out = 0x7654u - 0x1111u * sho; /* bytes 4 - sho.. of {word:previous} */
+  /* Whether the lane's words of the chunk from x0 lie inside its row. */
+  auto lane_words = [&](int x0) { return row_ok && x0 >= 3 && x0 + 36 <= W; };
+  /* Whether every pixel of chunk T of every row of the strip is inside the
+   * image (block-uniform, so both paths meet the same barriers). */
+  const bool strip_full = pos.y0 + 32 * NW <= pos.height;
+  auto interior = [&](int T) { return strip_full && T - PRE - SPAN >= 0 && T + CHUNK - 1 - PRE < W; };
+
+  /* raw[k]: the word at (x0 - shi) + 4 k of the lane's row (0 outside). */
+  unsigned raw[CHUNK / 4 + 1];
+  auto load_raw = [&](int x0) {
+    if (lane_words(x0)) {
+      const unsigned *p = reinterpret_cast<const unsigned *>(inrow + (x0 - (int)shi));
+#pragma unroll
+      for (int k = 0; k <= CHUNK / 4; k++) raw[k] = __ldg(p + k);
+    } else {
+#pragma unroll
+      for (int k = 0; k <= CHUNK / 4; k++) {
+        unsigned v = 0;
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+          const int x = x0 - (int)shi + 4 * k + b;
+          if (row_ok && (unsigned)x < (unsigned)W) v |= (unsigned)__ldg(inrow + x) << (8 * b);
+        }
+        raw[k] = v;
+      }
+    }
+  };
+  unsigned carry = 0; /* the previous chunk's last 4 bytes of 0/255 */
+  auto store_chunk = [&](int x0, const unsigned *ow) {
+    if (lane_words(x0)) {
+      unsigned *p = reinterpret_cast<unsigned *>(outrow + (x0 - (int)sho));
+      p[0] = __byte_perm(carry, ow[0], sel_out);
+#pragma unroll
+      for (int k = 1; k < CHUNK / 4; k++) p[k] = __byte_perm(ow[k - 1], ow[k], sel_out);
+    } else {
+#pragma unroll
+      for (int k = 0; k <= CHUNK / 4; k++) {
+        const unsigned o = __byte_perm(k == 0 ? carry : ow[k - 1], k < CHUNK / 4 ? ow[k] : 0u, sel_out);
+#pragma unroll
+        for (int b = 0; b < 4; b++) {
+          const int x = x0 - (int)sho + 4 * k + b;
+          if (4 * k + b < CHUNK + (int)sho && row_ok && (unsigned)x < (unsigned)W)
+            outrow[x] = (uint8_t)(o >> (8 * b));
+        }
+      }
+    }
+    carry = ow[CHUNK / 4 - 1];
+  };
+
+  int ahead[AH];
+#pragma unroll
+  for (int k = 0; k < AH; k++) ahead[k] = 0;
+  int left1 = 0, left2 = 0;
+  /* The row above's error of this step feeds the next pixel (ahead[0])
+   * when LAG + DXC - 1 == 0: that term waits in `pend` (pixel_late). */
+  constexpr int DXC = 1 - LAG;
+  constexpr int WC = DXC >= -2 ? K::weight(1, DXC + 2 >= 0 ? DXC + 2 : 0) : 0;
+  int pend = 0;
+  const int src1 = (lane + 31) & 31, src2 = (lane + 30) & 31;
+
+  /* 32 steps from T (lane's first column x0); FAST: every pixel inside. */
+  auto chunk_steps = [&](int T, int x0, const unsigned *px, unsigned *ow, auto fast) {
+    constexpr bool FAST = decltype(fast)::value;
+#pragma unroll
+    for (int g = 0; g < CHUNK / GROUP; g++) {
+      const int T8 = T + g * GROUP;
+      const int G = T8 / GROUP, slot = G & (SLOTS - 1), prev = (G - 1) & (SLOTS - 1);
+      /* b[j]: lane 31 the error of the row above lane 0 at step T8 + j,
+       * lane 30 that of two rows above (what lanes 0 and 1 receive). */
+      int b[GROUP];
+      if (w == 0) {
+        const int bw = ex.group_words(pos, T8);
+#pragma unroll
+        for (int j = 0; j < GROUP; j++) b[j] = __shfl_sync(FULL, bw, (lane & 1) ? j : GROUP + j);
+      } else {
+        /* warp w-1's errors of steps T8 + j - D (its last group), written
+         * before the last barrier. */
+        const warp_hist *up = hs - 1;
+        if (SYNC) {
+          cuda::atomic_ref<int, cuda::thread_scope_block> f(prog[w - 1]);
+          while (f.load(cuda::memory_order_acquire) < G) {
+          }
+        }
+        const int4 lo = up->h[prev][0][lane], hi = up->h[prev][1][lane];
+        b[0] = lo.x; b[1] = lo.y; b[2] = lo.z; b[3] = lo.w;
+        b[4] = hi.x; b[5] = hi.y; b[6] = hi.z; b[7] = hi.w;
+      }
+      int eh[GROUP];
+#pragma unroll
+      for (int j = 0; j < GROUP; j++) {
+        const int jc = g * GROUP + j; /* step in the chunk */
+        const int pix = (int)__byte_perm(px[jc / 4], 0u, 0x4440u | (unsigned)(jc % 4));
+        int white;
+        const int base = ahead[0] + K::weight(0, 4) * left2;
+        int e = pixel_late<K, WC>(pix, base, K::weight(0, 3), left1, pend, white_above, &white);
+        if (!FAST) e = row_ok && (unsigned)(x0 + jc) < (unsigned)W ? e : 0;
+        const unsigned nib = 4u * (unsigned)(jc % 4);
+        ow[jc / 4] = __byte_perm(ow[jc / 4], (unsigned)white, (0x3210u & ~(0xfu << nib)) | (4u << nib));
+        left2 = left1;
+        left1 = e;
+#pragma unroll
+        for (int k = 0; k + 1 < AH; k++) ahead[k] = ahead[k + 1];
+        ahead[AH - 1] = 0;
+        const int v1 = lane == 31 ? b[j] : e;
+        const int u1 = __shfl_sync(FULL, v1, src1);
+#pragma unroll
+        for (int dx = -2; dx <= 2; dx++)
+          if (K::weight(1, dx + 2) != 0 && !(WC != 0 && dx == DXC))
+            ahead[LAG + dx - 1] += K::weight(1, dx + 2) * u1;
+        pend = u1;
+        if (K::rows == 3) {
+          const int v2 = lane == 30 ? b[j] : v1;
+          const int u2 = __shfl_sync(FULL, v2, src2);
+#pragma unroll
+          for (int dx = -2; dx <= 2; dx++)
+            if (K::weight(2, dx + 2) != 0) ahead[2 * LAG + dx - 1] += K::weight(2, dx + 2) * u2;
+        }
+        eh[j] = e;
+      }
+      if (SYNC && w + 1 < NW) {
+        /* warp w+1 read slot G - SLOTS in its group G - SLOTS + 1. */
+        cuda::atomic_ref<int, cuda::thread_scope_block> f(prog[w + 1]);
+        while (f.load(cuda::memory_order_acquire) < G - SLOTS + 2) {
+        }
+      }
+      hs->h[slot][0][lane] = make_int4(eh[0], eh[1], eh[2], eh[3]);
+      hs->h[slot][1][lane] = make_int4(eh[4], eh[5], eh[6], eh[7]);
+      if (w == NW - 1) {
+        /* lanes 0-7: lane 31's error of step T8 + lane, 8-15: lane 30's. */
+        __syncwarp();
+        const int j = lane & 7;
+        const int e = reinterpret_cast<const int *>(&hs->h[slot][j >> 2][31 - ((lane >> 3) & 1)])[j & 3];
+        ex.group_end_e(pos, e, T8);
+      }
+      if (SYNC) {
+        /* every lane's slot written before lane 0 publishes the group. */
+        __syncwarp();
+        if (lane == 0) cuda::atomic_ref<int, cuda::thread_scope_block>(prog[w]).store(G + 1, cuda::memory_order_release);
+      } else {
+        /* warp w+1 reads this group's slot after the barrier. */
+        if (NW > 1) __syncthreads(); else __syncwarp();
+      }
+    }
+  };
+
+  if constexpr (IO == 1) {
+    load_raw(-xoff);
+    for (int c = 0; c < chunks; c++) {
+      const int T = c * CHUNK, x0 = T - xoff;
+      unsigned px[CHUNK / 4], ow[CHUNK / 4];
+#pragma unroll
+      for (int k = 0; k < CHUNK / 4; k++) {
+        px[k] = __byte_perm(raw[k], raw[k + 1], sel_in);
+        ow[k] = 0;
+      }
+      if (c + 1 < chunks) load_raw(x0 + CHUNK);
+      if (interior(T))
+        chunk_steps(T, x0, px, ow, std::true_type{});
+      else
+        chunk_steps(T, x0, px, ow, std::false_type{});
+      store_chunk(x0, ow);
+    }
+  } else {
+    /* run_strip()'s ring: lane j loads column T + j - xoff(i) of each row i
+     * of the warp (coalesced per row), walking one pointer down the
+     * parallelogram (0 outside the image). */
+    const int xoff0 = PRE + LAG * 32 * w + D * w; /* row 0 of the warp */
+    const int warp_rows = pos.height - (pos.y0 + 32 * w);
+    uint8_t pre[32];
+    auto load_chunk = [&](int T) {
+      const int xa = T + lane - xoff0;
+      const uint8_t *p = pos.in + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.in_pitch + xa;
+      const int64_t step = (int64_t)pos.in_pitch - LAG;
+      if (interior(T)) {
+#pragma unroll
+        for (int i = 0; i < 32; i++, p += step) pre[i] = __ldg(p);
+      } else {
+#pragma unroll
+        for (int i = 0; i < 32; i++, p += step)
+          pre[i] = i < warp_rows && (unsigned)(xa - LAG * i) < (unsigned)W ? __ldg(p) : 0;
+      }
+    };
+    auto stage_chunk = [&]() {
+#pragma unroll
+      for (int i = 0; i < 32; i++) hs->ring[i][lane] = pre[i];
+    };
+    auto flush_chunk = [&](int T) {
+      const int xa = T + lane - xoff0;
+      uint8_t *p = pos.out + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.out_pitch + xa;
+      const int64_t step = (int64_t)pos.out_pitch - LAG;
+      if (interior(T)) {
+#pragma unroll
+        for (int i = 0; i < 32; i++, p += step) *p = hs->ring[i][lane];
+      } else {
+#pragma unroll
+        for (int i = 0; i < 32; i++, p += step)
+          if (i < warp_rows && (unsigned)(xa - LAG * i) < (unsigned)W) *p = hs->ring[i][lane];
+      }
+    };
+    load_chunk(0);
+    stage_chunk();
+    for (int c = 0; c < chunks; c++) {
+      const int T = c * CHUNK, x0 = T - xoff;
+      if (c + 1 < chunks) load_chunk(T + CHUNK);
+      /* the ring's pixels, staged by other lanes, are read below. */
+      __syncwarp();
+      unsigned px[CHUNK / 4], ow[CHUNK / 4];
+#pragma unroll
+      for (int k = 0; k < CHUNK / 4; k++) {
+        px[k] = *reinterpret_cast<const unsigned *>(&hs->ring[lane][4 * k]);
+        ow[k] = 0;
+      }
+      if (interior(T))
+        chunk_steps(T, x0, px, ow, std::true_type{});
+      else
+        chunk_steps(T, x0, px, ow, std::false_type{});
+#pragma unroll
+      for (int k = 0; k < CHUNK / 4; k++) *reinterpret_cast<unsigned *>(&hs->ring[lane][4 * k]) = ow[k];
+      /* the ring's 0/255 bytes were written by other lanes. */
+      __syncwarp();
+      flush_chunk(T);
+      stage_chunk();
+    }
+  }
+  /* the next strip reuses hist. */
   if (NW > 1) __syncthreads(); else __syncwarp();
 }
 
