@@ -20,7 +20,7 @@
  * Batches: tickets run over every strip of every image.
  */
 #include "../taskarray.cuh"
-#include "halftone_tuning.h"
+#include "../tuning.h"
 #include "halftone_wavefront.cuh"
 
 namespace {

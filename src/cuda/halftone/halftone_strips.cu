@@ -13,7 +13,7 @@
  *  - slack (a tuning knob): rows may lag the row above by slope +
  *    SKSS_CUDA_HT_STRIPS_SLACK columns, so that the shuffle handing an
  *    error to the next lane overlaps the next step instead of lengthening
- *    it (measured not to pay yet: halftone_tuning.h);
+ *    it (measured not to pay yet: cuda/tuning.h);
  *  - taller strips: a block of SKSS_CUDA_HT_STRIPS_WARPS warps runs one
  *    strip of 32 x warps rows, the warps handing errors down through shared
  *    memory and meeting at a block barrier every 8 steps; only the strip's
@@ -33,7 +33,7 @@
 #include <cuda/atomic>
 
 #include "../taskarray.cuh"
-#include "halftone_tuning.h"
+#include "../tuning.h"
 #include "halftone_wavefront.cuh"
 
 namespace {

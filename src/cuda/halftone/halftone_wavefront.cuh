@@ -364,7 +364,7 @@ __device__ __forceinline__ void run_strip(const strip_pos &pos, int white_above,
  * stalled ~85% of the time (ncu, FS 4K: 0.09 issued per cycle per
  * scheduler, most stalls at the group barrier, which every warp reaches
  * only when its 8-step chain is done). The alternatives below (IO 1, SYNC
- * 1) were measured slower; halftone_tuning.h has the numbers.
+ * 1) were measured slower; cuda/tuning.h has the numbers.
  */
 struct warp_hist {
   int4 h[4][2][32]; /* [group % slots][steps 0-3 / 4-7][lane]: 16-byte accesses, no bank conflicts */
