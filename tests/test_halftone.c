@@ -379,20 +379,6 @@ static void test_empty(void **state) {
   skss_ctx_destroy(cpu);
 }
 
-/* A misuse must return `want`, a message naming skss_halftone(), and leave
- * the output untouched. */
-static void expect_misuse(skss_ctx *ctx, const skss_halftone_desc *d, const uint8_t *in, uint8_t *out,
-                          size_t out_bytes, skss_status want, const char *needle) {
-  memset(out, POISON, out_bytes);
-  skss_status st = skss_halftone(ctx, d, in, out);
-  if (st != want)
-    TU_FAIL("expected %s, got %s: %s", skss_status_string(want), skss_status_string(st),
-            skss_ctx_last_error(ctx));
-  const char *msg = skss_ctx_last_error(ctx);
-  if (strncmp(msg, "skss_halftone(): ", 17) != 0 || strstr(msg, needle) == NULL)
-    TU_FAIL("message \"%s\" lacks \"%s\"", msg, needle);
-  for (size_t i = 0; i < out_bytes; i++) assert_int_equal(out[i], POISON);
-}
 
 static void test_misuse(void **state) {
   (void)state;
@@ -402,60 +388,60 @@ static void test_misuse(void **state) {
   good.height = 8;
   good.width = 8;
   assert_int_equal(skss_halftone(NULL, &good, in, out), SKSS_ERR_INVALID_ARG);
-  expect_misuse(cpu, NULL, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "desc is NULL");
+  tu_expect_halftone_misuse(cpu, NULL, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "desc is NULL");
   d = good;
   d.size = sizeof d - 1;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "desc->size");
-  expect_misuse(cpu, &good, NULL, out, sizeof out, SKSS_ERR_INVALID_ARG, "in is NULL");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "desc->size");
+  tu_expect_halftone_misuse(cpu, &good, NULL, out, sizeof out, SKSS_ERR_INVALID_ARG, "in is NULL");
   assert_int_equal(skss_halftone(cpu, &good, in, NULL), SKSS_ERR_INVALID_ARG);
   d = good;
   d.threshold = 256;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "threshold 256");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "threshold 256");
   d.threshold = -1;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "threshold -1");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "threshold -1");
   d = good;
   d.kernel = (skss_dither_kernel)SKSS_DITHER_KERNEL_COUNT;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "kernel");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "kernel");
   d.kernel = (skss_dither_kernel)-1;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "kernel");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "kernel");
   d = good;
   d.output = (skss_halftone_output)2;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "output");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "output");
   d = good;
   d.algorithm = (skss_halftone_algorithm)99;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "algorithm");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "algorithm");
   d.algorithm = SKSS_HALFTONE_TASKARRAY_CPU;
-  expect_misuse(ref, &d, in, out, sizeof out, SKSS_ERR_UNSUPPORTED, "taskarray-cpu");
+  tu_expect_halftone_misuse(ref, &d, in, out, sizeof out, SKSS_ERR_UNSUPPORTED, "taskarray-cpu");
   d = good;
   d.height = -1;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "negative");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "negative");
   d = good;
   d.width = -8;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "negative");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "negative");
   d = good;
   d.in_pitch = 7;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "pitch");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "pitch");
   d = good;
   d.out_pitch = 7;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "pitch");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "pitch");
   d.output = SKSS_HALFTONE_BITS; /* a BITS row of 8 pixels is 1 byte: pitch 7 is fine, 0 is not */
   d.out_pitch = -1;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "pitch");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "pitch");
   d = good;
   d.height = INT64_MAX / 4;
   d.width = 1 << 20;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_OVERFLOW, "overflow");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_OVERFLOW, "overflow");
   d = good;
   d.height = 3;
   d.in_pitch = INT64_MAX / 2;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_OVERFLOW, "overflow");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_OVERFLOW, "overflow");
   d = good;
   d.height = 1;
   d.width = INT64_MAX / 2; /* the row fits in size_t, its error rows do not */
   d.algorithm = SKSS_HALFTONE_ED;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_OVERFLOW, "overflow");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_OVERFLOW, "overflow");
   d = good;
-  expect_misuse(cpu, &d, out + 4, out, sizeof out, SKSS_ERR_INVALID_ARG, "overlap");
+  tu_expect_halftone_misuse(cpu, &d, out + 4, out, sizeof out, SKSS_ERR_INVALID_ARG, "overlap");
   /* A pitched BITS output of 8 x 8 needs 1 byte a row: it may sit right after in. */
   d.output = SKSS_HALFTONE_BITS;
   memset(out, POISON, sizeof out);

@@ -120,18 +120,6 @@ static void test_desc_before_the_batch_fields(void **state) {
   skss_ctx_destroy(ref);
 }
 
-static void expect_misuse(skss_ctx *ctx, const skss_halftone_desc *d, const uint8_t *in, uint8_t *out,
-                          size_t out_bytes, skss_status want, const char *needle) {
-  memset(out, POISON, out_bytes);
-  skss_status st = skss_halftone(ctx, d, in, out);
-  if (st != want)
-    TU_FAIL("expected %s, got %s: %s", skss_status_string(want), skss_status_string(st),
-            skss_ctx_last_error(ctx));
-  const char *msg = skss_ctx_last_error(ctx);
-  if (strncmp(msg, "skss_halftone(): ", 17) != 0 || strstr(msg, needle) == NULL)
-    TU_FAIL("message \"%s\" lacks \"%s\"", msg, needle);
-  for (size_t i = 0; i < out_bytes; i++) assert_int_equal(out[i], POISON);
-}
 
 static void test_misuse(void **state) {
   (void)state;
@@ -143,19 +131,19 @@ static void test_misuse(void **state) {
   good.images = 4;
   d = good;
   d.images = -1;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "images -1");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "images -1");
   d = good;
   d.in_image_stride = -64;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "in image stride -64");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "in image stride -64");
   d = good;
   d.out_image_stride = 63; /* one 8 x 8 image is 64 bytes */
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "less than one image");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "less than one image");
   d = good;
   d.images = INT64_MAX / 2;
-  expect_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_OVERFLOW, "overflow");
+  tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_OVERFLOW, "overflow");
   d = good;
   /* the fourth input image would run into the output */
-  expect_misuse(cpu, &d, out, out + 3 * 64, 64, SKSS_ERR_INVALID_ARG, "overlap");
+  tu_expect_halftone_misuse(cpu, &d, out, out + 3 * 64, 64, SKSS_ERR_INVALID_ARG, "overlap");
   skss_ctx_destroy(cpu);
 }
 

@@ -66,3 +66,17 @@ skss_ctx *tu_ctx(skss_backend backend, int threads) {
   }
   return ctx;
 }
+
+void tu_expect_halftone_misuse(skss_ctx *ctx, const skss_halftone_desc *d, const uint8_t *in,
+                               uint8_t *out, size_t out_bytes, skss_status want,
+                               const char *needle) {
+  memset(out, 0xA5, out_bytes);
+  skss_status st = skss_halftone(ctx, d, in, out);
+  if (st != want)
+    TU_FAIL("expected %s, got %s: %s", skss_status_string(want), skss_status_string(st),
+            skss_ctx_last_error(ctx));
+  const char *msg = skss_ctx_last_error(ctx);
+  if (strncmp(msg, "skss_halftone(): ", 17) != 0 || strstr(msg, needle) == NULL)
+    TU_FAIL("message \"%s\" lacks \"%s\"", msg, needle);
+  for (size_t i = 0; i < out_bytes; i++) assert_int_equal(out[i], 0xA5);
+}

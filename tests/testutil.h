@@ -37,6 +37,13 @@ extern const int tu_sizes_count;
 /* A context of `backend` with `threads` threads; fails the test if it can't. */
 skss_ctx *tu_ctx(skss_backend backend, int threads);
 
+/* A misuse of skss_halftone() on `d` must return `want` with a message
+ * that names skss_halftone() and contains `needle`, and leave all
+ * `out_bytes` of `out` as they were (they are first set to 0xA5). */
+void tu_expect_halftone_misuse(skss_ctx *ctx, const skss_halftone_desc *d, const uint8_t *in,
+                               uint8_t *out, size_t out_bytes, skss_status want,
+                               const char *needle);
+
 /* Asserts st == SKSS_OK, printing the context's error text and the seed. */
 #define TU_OK(ctx, call)                                                                 \
   do {                                                                                   \
