@@ -18,7 +18,7 @@ typedef struct skss__cuda_state {
   void *arena;        /* grow-only device scratch */
   size_t arena_bytes;
   double sat_hybrid_r; /* (1+r)R1W's r when > 0 (sat/sat_hooks.h), else tuning.h's */
-  /* skss__cuda_epoch_flags(): a zeroed buffer only it hands out */
+  /* skss__cuda_epoch_flags_take(): a zeroed buffer only it hands out */
   void *epoch_buf;
   size_t epoch_words;
   int epoch;
