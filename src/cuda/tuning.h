@@ -122,26 +122,6 @@
 #ifndef SKSS_CUDA_HT_STRIPS_SLACK
 #define SKSS_CUDA_HT_STRIPS_SLACK 0
 #endif
-/* How the warps of a block hand errors down: 0, a block barrier after every
- * group of 8 steps; 1, per-warp progress words in shared memory (release /
- * acquire, 4 slots, back-pressure from the warp below), no barrier. The
- * barrier is cheaper: H200, FS, slack 0, barrier vs flags 1K 0.344 vs 0.385
- * ms, 4K 1.33 vs 1.50, 16K 5.77 vs 6.44, 32K 12.1 vs 13.7, 64 x 4K batch 214
- * vs 191 Gpixels/s (the warps spin on the flags through the same shared
- * memory pipe as the step's shuffle). */
-#ifndef SKSS_CUDA_HT_STRIPS_SYNC
-#define SKSS_CUDA_HT_STRIPS_SYNC 0
-#endif
-/* How pixels reach the lanes: 0, the warp loads and stores 32 columns of its
- * 32 rows per chunk coalesced row by row through a shared-memory ring; 1,
- * each lane its own row as aligned words in registers (9 loads, 8 stores
- * and ~26 byte permutes per 32 steps instead of ~11 instructions a step).
- * 1 issues fewer instructions but each of its accesses touches 32 rows,
- * and it is slower: H200, FS, slack 0, ring vs words 1K 0.345 vs 0.426 ms,
- * 4K 1.32 vs 1.66, 16K 5.77 vs 8.28, 32K 12.1 vs 19.7. */
-#ifndef SKSS_CUDA_HT_STRIPS_ROW_IO
-#define SKSS_CUDA_HT_STRIPS_ROW_IO 0
-#endif
 /* Extra columns each warp of a block lags the warp above: the warps meet at
  * a block barrier every 8 steps, so an error made by the warp above is read
  * 8 steps later. Must equal the group of 8 steps (halftone_wavefront.cuh). */

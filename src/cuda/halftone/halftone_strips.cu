@@ -18,6 +18,9 @@
  *    strip of 32 x warps rows, the warps handing errors down through shared
  *    memory and meeting at a block barrier every 8 steps; only the strip's
  *    bottom rows go through global memory;
+ *  - no memory traffic on the chain: each compute warp has an I/O warp that
+ *    loads its pixels two chunks ahead and stores its bytes a chunk behind,
+ *    through a double ring in shared memory, between the same barriers;
  *  - no fences on the global hand-off: the strip's two bottom rows of
  *    errors go out as 32-bit words that carry their own tag (error in the
  *    low half, the strip's tag in the high half), so the strip below polls
@@ -81,12 +84,22 @@ struct tagged_exchange {
     p2 = fetch(p, T8 + 2 * GROUP);
     if (p.strip > 0) {
       const unsigned want = strip_tag(p.strip - 1);
-      unsigned ns = 32;
+      unsigned ns = 0;
+      bool waited = false;
       /* spin-wait: the strip above took its ticket first, so it is running. */
       while (!__all_sync(FULL, (cur >> 16) == want)) {
-        __nanosleep(ns);
-        ns = ns < 256 ? ns * 2 : 256;
+        if (ns) __nanosleep(ns);
+        ns = ns < 256 ? ns + 32 : 256;
         cur = fetch(p, T8);
+        waited = true;
+      }
+      /* The next two groups' words were fetched before these arrived, so
+       * they are likely stale too: fetch them again now, or each would cost
+       * another round trip (a consumer that caught up with its producer
+       * stalled for three round trips instead of one). */
+      if (waited) {
+        p1 = fetch(p, T8 + GROUP);
+        p2 = fetch(p, T8 + 2 * GROUP);
       }
     }
     return (int)(int16_t)(cur & 0xffffu);
@@ -108,11 +121,10 @@ struct tagged_exchange {
 };
 
 template <typename K>
-__global__ void __launch_bounds__(32 * NW) strips_kernel(skss__ht_dev_job job, skss__dev_taskarray ta,
-                                                         unsigned *words, int strips, int total) {
+__global__ void __launch_bounds__(strip_rows_threads<NW>()) strips_kernel(skss__ht_dev_job job, skss__dev_taskarray ta,
+                                                                         unsigned *words, int strips, int total) {
   constexpr int LAG = K::slope + SKSS_CUDA_HT_STRIPS_SLACK;
   __shared__ warp_hist hist[NW];
-  __shared__ int prog[NW];
   __shared__ int ticket;
   tagged_exchange<LAG> ex;
   ex.words = words;
@@ -121,8 +133,6 @@ __global__ void __launch_bounds__(32 * NW) strips_kernel(skss__ht_dev_job job, s
       const int g = skss__warp_ticket(ta);
       if (threadIdx.x == 0) ticket = g;
     }
-    /* the last strip's warps are past their last wait (barrier below). */
-    if (threadIdx.x < NW) prog[threadIdx.x] = 0;
     /* the ticket is read by every warp. */
     __syncthreads();
     const int g = ticket;
@@ -131,8 +141,7 @@ __global__ void __launch_bounds__(32 * NW) strips_kernel(skss__ht_dev_job job, s
     if (g >= total) return;
     const strip_pos p = locate(job, g, strips, ROWS);
     ex.begin(p);
-    run_strip_rows<K, LAG, NW, D, SKSS_CUDA_HT_STRIPS_ROW_IO, SKSS_CUDA_HT_STRIPS_SYNC>(p, job.white_above, hist,
-                                                                                        prog, ex);
+    run_strip_rows<K, LAG, NW, D>(p, job.white_above, hist, ex);
   }
 }
 
@@ -157,9 +166,10 @@ struct launch {
     int sms = 0, per_sm = 0;
     SKSS_CUDA_TRY(ctx, fn, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                                   skss__cuda(ctx)->device));
-    SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, 32 * NW, 0));
+    constexpr int threads = strip_rows_threads<NW>();
+    SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, 0));
     const int resident = sms * (per_sm > 0 ? per_sm : 1);
-    kern<<<total < resident ? total : resident, 32 * NW, 0, stream>>>(*job, ta, words, strips, total);
+    kern<<<total < resident ? total : resident, threads, 0, stream>>>(*job, ta, words, strips, total);
     SKSS_CUDA_CHECK_LAUNCH(ctx, fn);
     return SKSS_OK;
   }

@@ -363,98 +363,115 @@ __device__ __forceinline__ void run_strip(const strip_pos &pos, int white_above,
  * at ~17-30 instructions and ~150-190 cycles a step (1.98 GHz) the warp is
  * stalled ~85% of the time (ncu, FS 4K: 0.09 issued per cycle per
  * scheduler, most stalls at the group barrier, which every warp reaches
- * only when its 8-step chain is done). The alternatives below (IO 1, SYNC
- * 1) were measured slower; cuda/tuning.h has the numbers.
+ * only when its 8-step chain is done). Per-warp progress flags instead of
+ * the barrier, and each lane loading its own row as words instead of the
+ * ring, were measured slower (bench/NOTES.md).
+ *
+ * The microbenchmarks (bench/micro/halftone_step.cu, H200) then found where
+ * the step goes: a dependent shuffle costs 16 ns, the pixel rule 18.6, one
+ * warp of 32 rows 37 ns a step at slack 0 (25 at slack 1), four warps with
+ * a barrier every 8 steps 40 (30), and the same four warps doing their own
+ * ring I/O 68 (63): the loads, stores and ring accesses of each chunk,
+ * issued in order by the warp whose chain they interrupt and waited for by
+ * the other warps at the next barrier, cost as much as the chain. Hence the
+ * I/O warps: a block of 2 NW warps, compute warp w and I/O warp NW + w
+ * sharing a double ring; the I/O warp loads two chunks ahead, stages one
+ * ahead and stores the chunk before, between the same barriers, so a
+ * compute warp only reads its 32 pixels and writes its 32 bytes a chunk.
  */
 struct warp_hist {
-  int4 h[4][2][32]; /* [group % slots][steps 0-3 / 4-7][lane]: 16-byte accesses, no bank conflicts */
-  alignas(4) uint8_t ring[32][RING_PITCH]; /* IO 0: the chunk's pixels, then its 0/255 bytes */
+  int4 h[2][2][32]; /* [group % 2][steps 0-3 / 4-7][lane]: 16-byte accesses, no bank conflicts */
+  /* [chunk % 2]: the chunk's pixels (staged by the I/O warp), then its 0/255 bytes */
+  alignas(4) uint8_t ring[2][32][RING_PITCH];
 };
 
-/* IO 0: pixels through the coalesced ring of run_strip(); IO 1: each lane
- * its own row as aligned words in registers: per chunk 9 word loads (issued
- * a chunk ahead) and 8 byte permutes put its 32 pixels in order, 9 permutes
- * and 8 word stores write its 32 bytes of 0/255 (the bytes before the first
- * aligned word carried to the next chunk), byte loads/stores only where a
- * lane's words would leave its row. Fewer instructions, but each access of
- * the warp touches 32 rows: slower (SKSS_CUDA_HT_STRIPS_ROW_IO). */
-template <typename K, int LAG, int NW, int D, int IO, int SYNC, typename Ex>
-__device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_above, warp_hist *hist,
-                                               int *prog, Ex &ex) {
-  /* SYNC 0: the warps meet at a block barrier after every group (2 slots);
-   * SYNC 1: warp w publishes prog[w] = groups done (release) and warp w+1
-   * waits (acquire) only for the group it reads; 4 slots, and a warp waits
-   * for the warp below before overwriting a slot it may still read. */
-  constexpr int SLOTS = SYNC ? 4 : 2;
+/* Threads of a block of run_strip_rows(): NW compute warps and NW I/O warps. */
+template <int NW>
+constexpr int strip_rows_threads() { return 64 * NW; }
+
+/* The block's barrier: every GROUP steps, all 2 NW warps. */
+__device__ __forceinline__ void strip_barrier() { __syncthreads(); }
+
+template <typename K, int LAG, int NW, int D, typename Ex>
+__device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_above, warp_hist *hist, Ex &ex) {
   constexpr int AH = K::rows == 3 ? 2 * LAG + 2 : LAG + 2;
   constexpr int PRE = pre_steps<LAG>();
   constexpr int SPAN = LAG * (32 * NW - 1) + D * (NW - 1); /* lag of the last row */
-  const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % NW;
-  warp_hist *hs = hist + (threadIdx.x >> 5);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const bool io = warp >= NW;  /* an I/O warp, serving compute warp w */
+  const int w = warp % NW;
+  warp_hist *hs = hist + w;
   const int W = pos.width;
-  const int r = 32 * w + lane;
-  const bool row_ok = pos.y0 + r < pos.height;
-  const int xoff = PRE + LAG * r + D * w; /* the lane's x = t - xoff */
   const int steps = PRE + W + SPAN;
   const int chunks = (steps + CHUNK - 1) / CHUNK;
-  const int y = row_ok ? pos.y0 + r : 0;
-  const uint8_t *inrow = pos.in + (size_t)y * pos.in_pitch;
-  uint8_t *outrow = pos.out + (size_t)y * pos.out_pitch;
-  /* The lane's columns of a chunk start at x0 = T - xoff, T a multiple of
-   * 32, so their byte offset within a word is the same in every chunk. */
-  const unsigned shi = (unsigned)((unsigned long long)inrow - (unsigned long long)xoff) & 3u;
-  const unsigned sho = (unsigned)((unsigned long long)outrow - (unsigned long long)xoff) & 3u;
-  const unsigned sel_in = 0x3210u + 0x1111u * shi;  /* bytes shi.. of {next:word} */
-  const unsigned sel_out = 0x7654u - 0x1111u * sho; /* bytes 4 - sho.. of {word:previous} */
-  /* Whether the lane's words of the chunk from x0 lie inside its row. */
-  auto lane_words = [&](int x0) { return row_ok && x0 >= 3 && x0 + 36 <= W; };
   /* Whether every pixel of chunk T of every row of the strip is inside the
-   * image (block-uniform, so both paths meet the same barriers). */
+   * image (block-uniform). */
   const bool strip_full = pos.y0 + 32 * NW <= pos.height;
   auto interior = [&](int T) { return strip_full && T - PRE - SPAN >= 0 && T + CHUNK - 1 - PRE < W; };
 
-  /* raw[k]: the word at (x0 - shi) + 4 k of the lane's row (0 outside). */
-  unsigned raw[CHUNK / 4 + 1];
-  auto load_raw = [&](int x0) {
-    if (lane_words(x0)) {
-      const unsigned *p = reinterpret_cast<const unsigned *>(inrow + (x0 - (int)shi));
+  if (io) {
+    /* The I/O warp of compute warp w: lane j loads column T + j - xoff0 -
+     * LAG i of each row i of warp w (coalesced per row, walking one pointer
+     * down the parallelogram; 0 outside the image) two chunks ahead, stages
+     * it into the ring a chunk ahead, and stores the 0/255 bytes of the
+     * chunk before. It meets the compute warps at every barrier, so its
+     * loads and stores never sit on their chain. */
+    const int xoff0 = PRE + LAG * 32 * w + D * w; /* row 0 of warp w */
+    const int warp_rows = pos.height - (pos.y0 + 32 * w);
+    uint8_t pre[32];
+    auto load_chunk = [&](int T) {
+      const int xa = T + lane - xoff0;
+      const uint8_t *p = pos.in + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.in_pitch + xa;
+      const int64_t step = (int64_t)pos.in_pitch - LAG;
+      if (interior(T)) {
 #pragma unroll
-      for (int k = 0; k <= CHUNK / 4; k++) raw[k] = __ldg(p + k);
-    } else {
+        for (int i = 0; i < 32; i++, p += step) pre[i] = __ldg(p);
+      } else {
 #pragma unroll
-      for (int k = 0; k <= CHUNK / 4; k++) {
-        unsigned v = 0;
-#pragma unroll
-        for (int b = 0; b < 4; b++) {
-          const int x = x0 - (int)shi + 4 * k + b;
-          if (row_ok && (unsigned)x < (unsigned)W) v |= (unsigned)__ldg(inrow + x) << (8 * b);
-        }
-        raw[k] = v;
+        for (int i = 0; i < 32; i++, p += step)
+          pre[i] = i < warp_rows && (unsigned)(xa - LAG * i) < (unsigned)W ? __ldg(p) : 0;
       }
-    }
-  };
-  unsigned carry = 0; /* the previous chunk's last 4 bytes of 0/255 */
-  auto store_chunk = [&](int x0, const unsigned *ow) {
-    if (lane_words(x0)) {
-      unsigned *p = reinterpret_cast<unsigned *>(outrow + (x0 - (int)sho));
-      p[0] = __byte_perm(carry, ow[0], sel_out);
+    };
+    auto stage_chunk = [&](int c) {
 #pragma unroll
-      for (int k = 1; k < CHUNK / 4; k++) p[k] = __byte_perm(ow[k - 1], ow[k], sel_out);
-    } else {
+      for (int i = 0; i < 32; i++) hs->ring[c & 1][i][lane] = pre[i];
+    };
+    auto flush_chunk = [&](int c) {
+      const int T = c * CHUNK, xa = T + lane - xoff0;
+      uint8_t *p = pos.out + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.out_pitch + xa;
+      const int64_t step = (int64_t)pos.out_pitch - LAG;
+      if (interior(T)) {
 #pragma unroll
-      for (int k = 0; k <= CHUNK / 4; k++) {
-        const unsigned o = __byte_perm(k == 0 ? carry : ow[k - 1], k < CHUNK / 4 ? ow[k] : 0u, sel_out);
+        for (int i = 0; i < 32; i++, p += step) *p = hs->ring[c & 1][i][lane];
+      } else {
 #pragma unroll
-        for (int b = 0; b < 4; b++) {
-          const int x = x0 - (int)sho + 4 * k + b;
-          if (4 * k + b < CHUNK + (int)sho && row_ok && (unsigned)x < (unsigned)W)
-            outrow[x] = (uint8_t)(o >> (8 * b));
-        }
+        for (int i = 0; i < 32; i++, p += step)
+          if (i < warp_rows && (unsigned)(xa - LAG * i) < (unsigned)W) *p = hs->ring[c & 1][i][lane];
       }
+    };
+    load_chunk(0);
+    stage_chunk(0);
+    if (chunks > 1) load_chunk(CHUNK);
+    /* chunk 0's pixels are in the ring before the compute warps read them. */
+    strip_barrier();
+    for (int c = 0; c < chunks; c++) {
+      /* chunk c-1's bytes were written before the last barrier; chunk c+1's
+       * slot was last read at the start of chunk c-1. */
+      if (c > 0) flush_chunk(c - 1);
+      if (c + 1 < chunks) stage_chunk(c + 1);
+      if (c + 2 < chunks) load_chunk((c + 2) * CHUNK);
+#pragma unroll
+      for (int g = 0; g < CHUNK / GROUP; g++) strip_barrier();
     }
-    carry = ow[CHUNK / 4 - 1];
-  };
+    flush_chunk(chunks - 1);
+    /* the next strip reuses the rings. */
+    strip_barrier();
+    return;
+  }
 
+  const int r = 32 * w + lane;
+  const bool row_ok = pos.y0 + r < pos.height;
+  const int xoff = PRE + LAG * r + D * w; /* the lane's x = t - xoff */
   int ahead[AH];
 #pragma unroll
   for (int k = 0; k < AH; k++) ahead[k] = 0;
@@ -466,13 +483,21 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
   int pend = 0;
   const int src1 = (lane + 31) & 31, src2 = (lane + 30) & 31;
 
-  /* 32 steps from T (lane's first column x0); FAST: every pixel inside. */
-  auto chunk_steps = [&](int T, int x0, const unsigned *px, unsigned *ow, auto fast) {
+  /* 32 steps of chunk c (lane's first column x0); FAST: every pixel inside. */
+  auto chunk_steps = [&](int c, int x0, auto fast) {
     constexpr bool FAST = decltype(fast)::value;
+    const int T = c * CHUNK;
+    /* The lane's 32 pixels, 4 a word, and its 32 bytes of 0/255. */
+    unsigned px[CHUNK / 4], ow[CHUNK / 4];
+#pragma unroll
+    for (int k = 0; k < CHUNK / 4; k++) {
+      px[k] = *reinterpret_cast<const unsigned *>(&hs->ring[c & 1][lane][4 * k]);
+      ow[k] = 0;
+    }
 #pragma unroll
     for (int g = 0; g < CHUNK / GROUP; g++) {
       const int T8 = T + g * GROUP;
-      const int G = T8 / GROUP, slot = G & (SLOTS - 1), prev = (G - 1) & (SLOTS - 1);
+      const int G = T8 / GROUP, slot = G & 1, prev = (G - 1) & 1;
       /* b[j]: lane 31 the error of the row above lane 0 at step T8 + j,
        * lane 30 that of two rows above (what lanes 0 and 1 receive). */
       int b[GROUP];
@@ -484,11 +509,6 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
         /* warp w-1's errors of steps T8 + j - D (its last group), written
          * before the last barrier. */
         const warp_hist *up = hs - 1;
-        if (SYNC) {
-          cuda::atomic_ref<int, cuda::thread_scope_block> f(prog[w - 1]);
-          while (f.load(cuda::memory_order_acquire) < G) {
-          }
-        }
         const int4 lo = up->h[prev][0][lane], hi = up->h[prev][1][lane];
         b[0] = lo.x; b[1] = lo.y; b[2] = lo.z; b[3] = lo.w;
         b[4] = hi.x; b[5] = hi.y; b[6] = hi.z; b[7] = hi.w;
@@ -525,12 +545,6 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
         }
         eh[j] = e;
       }
-      if (SYNC && w + 1 < NW) {
-        /* warp w+1 read slot G - SLOTS in its group G - SLOTS + 1. */
-        cuda::atomic_ref<int, cuda::thread_scope_block> f(prog[w + 1]);
-        while (f.load(cuda::memory_order_acquire) < G - SLOTS + 2) {
-        }
-      }
       hs->h[slot][0][lane] = make_int4(eh[0], eh[1], eh[2], eh[3]);
       hs->h[slot][1][lane] = make_int4(eh[4], eh[5], eh[6], eh[7]);
       if (w == NW - 1) {
@@ -540,98 +554,27 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
         const int e = reinterpret_cast<const int *>(&hs->h[slot][j >> 2][31 - ((lane >> 3) & 1)])[j & 3];
         ex.group_end_e(pos, e, T8);
       }
-      if (SYNC) {
-        /* every lane's slot written before lane 0 publishes the group. */
-        __syncwarp();
-        if (lane == 0) cuda::atomic_ref<int, cuda::thread_scope_block>(prog[w]).store(G + 1, cuda::memory_order_release);
-      } else {
-        /* warp w+1 reads this group's slot after the barrier. */
-        if (NW > 1) __syncthreads(); else __syncwarp();
+      if (g == CHUNK / GROUP - 1) {
+        /* the chunk's 0/255 bytes, for the I/O warp after the barrier */
+#pragma unroll
+        for (int k = 0; k < CHUNK / 4; k++) *reinterpret_cast<unsigned *>(&hs->ring[c & 1][lane][4 * k]) = ow[k];
       }
+      /* warp w+1 reads this group's slot, the I/O warp the chunk's bytes, after it. */
+      strip_barrier();
     }
   };
 
-  if constexpr (IO == 1) {
-    load_raw(-xoff);
-    for (int c = 0; c < chunks; c++) {
-      const int T = c * CHUNK, x0 = T - xoff;
-      unsigned px[CHUNK / 4], ow[CHUNK / 4];
-#pragma unroll
-      for (int k = 0; k < CHUNK / 4; k++) {
-        px[k] = __byte_perm(raw[k], raw[k + 1], sel_in);
-        ow[k] = 0;
-      }
-      if (c + 1 < chunks) load_raw(x0 + CHUNK);
-      if (interior(T))
-        chunk_steps(T, x0, px, ow, std::true_type{});
-      else
-        chunk_steps(T, x0, px, ow, std::false_type{});
-      store_chunk(x0, ow);
-    }
-  } else {
-    /* run_strip()'s ring: lane j loads column T + j - xoff(i) of each row i
-     * of the warp (coalesced per row), walking one pointer down the
-     * parallelogram (0 outside the image). */
-    const int xoff0 = PRE + LAG * 32 * w + D * w; /* row 0 of the warp */
-    const int warp_rows = pos.height - (pos.y0 + 32 * w);
-    uint8_t pre[32];
-    auto load_chunk = [&](int T) {
-      const int xa = T + lane - xoff0;
-      const uint8_t *p = pos.in + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.in_pitch + xa;
-      const int64_t step = (int64_t)pos.in_pitch - LAG;
-      if (interior(T)) {
-#pragma unroll
-        for (int i = 0; i < 32; i++, p += step) pre[i] = __ldg(p);
-      } else {
-#pragma unroll
-        for (int i = 0; i < 32; i++, p += step)
-          pre[i] = i < warp_rows && (unsigned)(xa - LAG * i) < (unsigned)W ? __ldg(p) : 0;
-      }
-    };
-    auto stage_chunk = [&]() {
-#pragma unroll
-      for (int i = 0; i < 32; i++) hs->ring[i][lane] = pre[i];
-    };
-    auto flush_chunk = [&](int T) {
-      const int xa = T + lane - xoff0;
-      uint8_t *p = pos.out + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.out_pitch + xa;
-      const int64_t step = (int64_t)pos.out_pitch - LAG;
-      if (interior(T)) {
-#pragma unroll
-        for (int i = 0; i < 32; i++, p += step) *p = hs->ring[i][lane];
-      } else {
-#pragma unroll
-        for (int i = 0; i < 32; i++, p += step)
-          if (i < warp_rows && (unsigned)(xa - LAG * i) < (unsigned)W) *p = hs->ring[i][lane];
-      }
-    };
-    load_chunk(0);
-    stage_chunk();
-    for (int c = 0; c < chunks; c++) {
-      const int T = c * CHUNK, x0 = T - xoff;
-      if (c + 1 < chunks) load_chunk(T + CHUNK);
-      /* the ring's pixels, staged by other lanes, are read below. */
-      __syncwarp();
-      unsigned px[CHUNK / 4], ow[CHUNK / 4];
-#pragma unroll
-      for (int k = 0; k < CHUNK / 4; k++) {
-        px[k] = *reinterpret_cast<const unsigned *>(&hs->ring[lane][4 * k]);
-        ow[k] = 0;
-      }
-      if (interior(T))
-        chunk_steps(T, x0, px, ow, std::true_type{});
-      else
-        chunk_steps(T, x0, px, ow, std::false_type{});
-#pragma unroll
-      for (int k = 0; k < CHUNK / 4; k++) *reinterpret_cast<unsigned *>(&hs->ring[lane][4 * k]) = ow[k];
-      /* the ring's 0/255 bytes were written by other lanes. */
-      __syncwarp();
-      flush_chunk(T);
-      stage_chunk();
-    }
+  /* the I/O warps stage chunk 0 before it. */
+  strip_barrier();
+  for (int c = 0; c < chunks; c++) {
+    const int x0 = c * CHUNK - xoff;
+    if (interior(c * CHUNK))
+      chunk_steps(c, x0, std::true_type{});
+    else
+      chunk_steps(c, x0, std::false_type{});
   }
   /* the next strip reuses hist. */
-  if (NW > 1) __syncthreads(); else __syncwarp();
+  strip_barrier();
 }
 
 }  // namespace skss_wf

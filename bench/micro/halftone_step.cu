@@ -1,0 +1,381 @@
+/*
+ * halftone_step.cu — microbenchmarks of one dependent step of GPU error
+ * diffusion (issue 4): where the ~100 ns a step of the strip engine goes,
+ * against the 18.5 ns of the pixel rule alone.
+ *
+ * Each probe walks a long run of steps in one block and reports ns a step
+ * (median of 5 launches after a warm-up), from the bare hardware latencies
+ * up to the full engine:
+ *   shfl        a chain of dependent warp shuffles;
+ *   bar-N       a chain of block barriers among N warps;
+ *   rule        the pixel rule alone in one thread (the floor's step);
+ *   warp-L      one warp of 32 rows, lane per row, each row LAG = L columns
+ *               behind the row above, the row above's error by shuffle each
+ *               step (halftone_wavefront.cuh's step, inputs from a register
+ *               generator, no memory);
+ *   block-N-L   N such warps in one block, warp w+1 fed by warp w's last
+ *               row through shared memory, a barrier every 8 steps;
+ *   engine R x W  the library's `strips` on an R x W image of device memory
+ *               (steps = W + span of its strip engine, printed per step).
+ * Built in CUDA builds as skss_micro_halftone; run on the lent GPU.
+ */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cuda/halftone/halftone_wavefront.cuh"
+#include "skss.h"
+
+namespace {
+
+using FS = skss__ht_kernel<SKSS_DITHER_FLOYD_STEINBERG>;
+constexpr int GROUP = 8;
+
+#define CHECK(x)                                                                      \
+  do {                                                                                \
+    cudaError_t e_ = (x);                                                             \
+    if (e_ != cudaSuccess) {                                                          \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      exit(1);                                                                        \
+    }                                                                                 \
+  } while (0)
+
+__global__ void shfl_chain(int steps, int *sink) {
+  int v = threadIdx.x;
+  const int src = (threadIdx.x + 31) & 31;
+#pragma unroll 8
+  for (int t = 0; t < steps; t++) v = __shfl_sync(0xffffffffu, v + 1, src);
+  sink[threadIdx.x] = v;
+}
+
+__global__ void bar_chain(int steps, int *sink) {
+  __shared__ int s[32];
+  int v = threadIdx.x;
+#pragma unroll 8
+  for (int t = 0; t < steps; t++) {
+    if ((threadIdx.x & 31) == 0) s[threadIdx.x >> 5] = v;
+    __syncthreads();
+    v += s[((threadIdx.x >> 5) + 1) % (blockDim.x >> 5)];
+  }
+  sink[threadIdx.x] = v;
+}
+
+__global__ void rule_chain(int steps, int *sink) {
+  unsigned g = 12345u;
+  int left1 = 0, acc = 0;
+#pragma unroll 8
+  for (int t = 0; t < steps; t++) {
+    g = g * 1664525u + 1013904223u;
+    const int in = (int)(g >> 24), rest = (int)((g >> 8) & 0x3ffu) - 512;
+    int white;
+    left1 = skss_wf::pixel<FS>(in, rest, FS::weight(0, 3), left1, 127, &white);
+    acc += white;
+  }
+  sink[0] = left1 + acc;
+}
+
+/* NW warps of 32 rows, lane per row, LAG columns a row (slack LAG - 2),
+ * the row above's error by shuffle; warp w's row 0 takes warp w-1's row 31
+ * through shared memory, 8 steps late (the engine's warp lag), with a
+ * barrier every 8 steps. Inputs from a per-lane generator. */
+template <int LAG, int NW, int IO>
+__global__ void __launch_bounds__(32 * NW) strip_chain(int groups, int *sink, const uint8_t *img_in,
+                                                       uint8_t *img_out, int pitch) {
+  constexpr int AH = LAG + 2;
+  constexpr int D = GROUP, PRE = 2 * LAG;
+  __shared__ alignas(4) uint8_t ring_all[NW][32][36];
+  constexpr int DXC = 1 - LAG;
+  constexpr int WC = DXC >= -2 ? FS::weight(1, DXC + 2 >= 0 ? DXC + 2 : 0) : 0;
+  __shared__ int4 hist[NW][2][2][32];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int src1 = (lane + 31) & 31;
+  unsigned g = 0x9e3779b9u * (threadIdx.x + 1);
+  int ahead[AH];
+#pragma unroll
+  for (int k = 0; k < AH; k++) ahead[k] = 0;
+  int left1 = 0, pend = 0, acc = 0;
+  /* IO 1: the engine's ring (halftone_wavefront.cuh run_strip_rows IO 0):
+   * lane j loads column T + j - xoff0 - LAG i of each row i of the warp a
+   * chunk ahead, stages it in the ring, takes its own row's 32 pixels. */
+  uint8_t (*ring)[36] = ring_all[w];
+  const int xoff0 = PRE + LAG * 32 * w + D * w;
+  uint8_t pre[32];
+  auto load_chunk = [&](int T) {
+    const uint8_t *p = img_in + (int64_t)(32 * w) * pitch + T + lane - xoff0;
+#pragma unroll
+    for (int i = 0; i < 32; i++, p += pitch - LAG) pre[i] = __ldg(p);
+  };
+  auto stage_chunk = [&]() {
+#pragma unroll
+    for (int i = 0; i < 32; i++) ring[i][lane] = pre[i];
+  };
+  auto flush_chunk = [&](int T) {
+    uint8_t *p = img_out + (int64_t)(32 * w) * pitch + T + lane - xoff0;
+#pragma unroll
+    for (int i = 0; i < 32; i++, p += pitch - LAG) *p = ring[i][lane];
+  };
+  unsigned px[8], ow[8];
+  if (IO) {
+    load_chunk(0);
+    stage_chunk();
+  }
+  for (int G = 0; G < groups; G++) {
+    if (IO && G % 4 == 0) {
+      load_chunk((G + 4) * GROUP);
+      __syncwarp();
+#pragma unroll
+      for (int k = 0; k < 8; k++) {
+        px[k] = *reinterpret_cast<const unsigned *>(&ring[lane][4 * k]);
+        ow[k] = 0;
+      }
+    }
+    int b[GROUP];
+    if (w > 0) {
+      const int4 lo = hist[w - 1][(G - 1) & 1][0][31], hi = hist[w - 1][(G - 1) & 1][1][31];
+      b[0] = lo.x; b[1] = lo.y; b[2] = lo.z; b[3] = lo.w;
+      b[4] = hi.x; b[5] = hi.y; b[6] = hi.z; b[7] = hi.w;
+    } else {
+#pragma unroll
+      for (int j = 0; j < GROUP; j++) b[j] = (G + j) & 7;
+    }
+    int eh[GROUP];
+#pragma unroll
+    for (int j = 0; j < GROUP; j++) {
+      int in;
+      const int jc = (G % 4) * GROUP + j;
+      if (IO) {
+        in = (int)__byte_perm(px[jc / 4], 0u, 0x4440u | (unsigned)(jc % 4));
+      } else {
+        g = g * 1664525u + 1013904223u;
+        in = (int)(g >> 24);
+      }
+      int white;
+      int e = skss_wf::pixel_late<FS, WC>(in, ahead[0], FS::weight(0, 3), left1, pend, 127, &white);
+      if (IO) {
+        const unsigned nib = 4u * (unsigned)(jc % 4);
+        ow[jc / 4] = __byte_perm(ow[jc / 4], (unsigned)white, (0x3210u & ~(0xfu << nib)) | (4u << nib));
+      } else {
+        acc += white;
+      }
+      left1 = e;
+#pragma unroll
+      for (int k = 0; k + 1 < AH; k++) ahead[k] = ahead[k + 1];
+      ahead[AH - 1] = 0;
+      const int v1 = lane == 31 ? b[j] : e;
+      const int u1 = __shfl_sync(0xffffffffu, v1, src1);
+#pragma unroll
+      for (int dx = -2; dx <= 2; dx++)
+        if (FS::weight(1, dx + 2) != 0 && !(WC != 0 && dx == DXC)) ahead[LAG + dx - 1] += FS::weight(1, dx + 2) * u1;
+      pend = u1;
+      eh[j] = e;
+    }
+    if (NW > 1) {
+      hist[w][G & 1][0][lane] = make_int4(eh[0], eh[1], eh[2], eh[3]);
+      hist[w][G & 1][1][lane] = make_int4(eh[4], eh[5], eh[6], eh[7]);
+      __syncthreads();
+    }
+    if (IO && G % 4 == 3) {
+#pragma unroll
+      for (int k = 0; k < 8; k++) *reinterpret_cast<unsigned *>(&ring[lane][4 * k]) = ow[k];
+      __syncwarp();
+      flush_chunk((G - 3) * GROUP);
+      stage_chunk();
+    }
+  }
+  sink[threadIdx.x] = left1 + acc;
+}
+
+struct timer {
+  cudaEvent_t a, b;
+  timer() {
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+  }
+  template <typename F>
+  double ms(F launch) {
+    std::vector<float> v;
+    for (int k = 0; k < 6; k++) {
+      CHECK(cudaEventRecord(a));
+      launch();
+      CHECK(cudaEventRecord(b));
+      CHECK(cudaEventSynchronize(b));
+      CHECK(cudaGetLastError());
+      float m = 0;
+      CHECK(cudaEventElapsedTime(&m, a, b));
+      if (k > 0) v.push_back(m);
+    }
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+};
+
+void report(const char *name, double ms, double steps) {
+  printf("%-28s %10.3f ms  %8.2f ns/step\n", name, ms, ms * 1e6 / steps);
+}
+
+template <int LAG, int NW, int IO = 0>
+void run_strip_chain(timer &tm, int *sink, int steps) {
+  const int groups = steps / GROUP;
+  char name[64];
+  snprintf(name, sizeof name, "%s-%d lag %d%s", NW == 1 ? "warp" : "block", NW, LAG, IO ? " ring" : "");
+  uint8_t *in = nullptr, *out = nullptr;
+  const int pitch = steps + 4096;
+  if (IO) {
+    CHECK(cudaMalloc(&in, (size_t)pitch * 32 * NW));
+    CHECK(cudaMalloc(&out, (size_t)pitch * 32 * NW));
+    CHECK(cudaMemset(in, 100, (size_t)pitch * 32 * NW));
+  }
+  report(name, tm.ms([&] { strip_chain<LAG, NW, IO><<<1, 32 * NW>>>(groups, sink, in + 2048, out + 2048, pitch); }),
+         groups * GROUP);
+  if (IO) {
+    CHECK(cudaFree(in));
+    CHECK(cudaFree(out));
+  }
+}
+
+/* R = 2 rows a lane: row 2i+1 lags row 2i by the slope in the same lane
+ * (its late term is row 2i's error of the step before, no shuffle); row
+ * 2i+2 (lane i+1) lags row 2i+1 by LAG, its error by shuffle. */
+template <int LAG, int NW>
+__global__ void __launch_bounds__(32 * NW) strip2_chain(int groups, int *sink) {
+  constexpr int AH = LAG + 2;
+  __shared__ int4 hist[NW][2][2][32];
+  const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+  const int src1 = (lane + 31) & 31;
+  unsigned g = 0x9e3779b9u * (threadIdx.x + 1);
+  int aa[AH], ab[4];
+#pragma unroll
+  for (int k = 0; k < AH; k++) aa[k] = 0;
+#pragma unroll
+  for (int k = 0; k < 4; k++) ab[k] = 0;
+  int la = 0, lb = 0, pb = 0, acc = 0;
+  for (int G = 0; G < groups; G++) {
+    int b[GROUP];
+    if (w > 0) {
+      const int4 lo = hist[w - 1][(G - 1) & 1][0][31], hi = hist[w - 1][(G - 1) & 1][1][31];
+      b[0] = lo.x; b[1] = lo.y; b[2] = lo.z; b[3] = lo.w;
+      b[4] = hi.x; b[5] = hi.y; b[6] = hi.z; b[7] = hi.w;
+    } else {
+#pragma unroll
+      for (int j = 0; j < GROUP; j++) b[j] = (G + j) & 7;
+    }
+    int eh[GROUP];
+#pragma unroll
+    for (int j = 0; j < GROUP; j++) {
+      g = g * 1664525u + 1013904223u;
+      const int ina = (int)(g >> 24), inb = (int)((g >> 16) & 255);
+      int wa, wb;
+      const int ea = skss_wf::pixel<FS>(ina, aa[0], FS::weight(0, 3), la, 127, &wa);
+      const int eb = skss_wf::pixel_late<FS, 3>(inb, ab[0], FS::weight(0, 3), lb, pb, 127, &wb);
+      acc += wa + wb;
+      la = ea;
+      lb = eb;
+      /* row b's next pixel is row a's this one minus 1: ea's shares go to
+       * its pixels 0 (late, weight 3), 1 (5) and 2 (1) */
+      ab[0] = ab[1];
+      ab[1] = ab[2] + 5 * ea;
+      ab[2] = ab[3] + 1 * ea;
+      ab[3] = 0;
+      pb = ea;
+#pragma unroll
+      for (int k = 0; k + 1 < AH; k++) aa[k] = aa[k + 1];
+      aa[AH - 1] = 0;
+      const int v1 = lane == 31 ? b[j] : eb;
+      const int u1 = __shfl_sync(0xffffffffu, v1, src1);
+#pragma unroll
+      for (int dx = -1; dx <= 1; dx++) aa[LAG + dx - 1] += FS::weight(1, dx + 2) * u1;
+      eh[j] = eb;
+    }
+    if (NW > 1) {
+      hist[w][G & 1][0][lane] = make_int4(eh[0], eh[1], eh[2], eh[3]);
+      hist[w][G & 1][1][lane] = make_int4(eh[4], eh[5], eh[6], eh[7]);
+      __syncthreads();
+    }
+  }
+  sink[threadIdx.x] = la + lb + acc;
+}
+
+template <int LAG, int NW>
+void run_strip2_chain(timer &tm, int *sink, int steps) {
+  const int groups = steps / GROUP;
+  char name[64];
+  snprintf(name, sizeof name, "2rows block-%d lag %d", NW, LAG);
+  report(name, tm.ms([&] { strip2_chain<LAG, NW><<<1, 32 * NW>>>(groups, sink); }), groups * GROUP);
+}
+
+void run_engine(timer &tm, skss_ctx *ctx, int64_t rows, int64_t width, int algorithm) {
+  uint8_t *in = nullptr, *out = nullptr;
+  const size_t n = (size_t)rows * (size_t)width;
+  CHECK(cudaMalloc(&in, n));
+  CHECK(cudaMalloc(&out, n));
+  std::vector<uint8_t> h(n);
+  unsigned g = 7;
+  for (auto &b : h) b = (uint8_t)((g = g * 1664525u + 1013904223u) >> 24);
+  CHECK(cudaMemcpy(in, h.data(), n, cudaMemcpyHostToDevice));
+  skss_halftone_desc d = SKSS_HALFTONE_DESC_INIT;
+  d.height = rows;
+  d.width = width;
+  d.algorithm = (skss_halftone_algorithm)algorithm;
+  bool ok = true;
+  const double ms = tm.ms([&] {
+    if (skss_halftone(ctx, &d, in, out) != SKSS_OK) ok = false;
+  });
+  if (!ok) {
+    printf("engine: %s\n", skss_ctx_last_error(ctx));
+  } else {
+    char name[64];
+    snprintf(name, sizeof name, "%s %lld x %lld", algorithm == SKSS_HALFTONE_STRIPS ? "strips" : "skss",
+             (long long)rows, (long long)width);
+    /* the critical path W + 2 (H - 1) of dependent steps */
+    report(name, ms, (double)width + 2.0 * (double)(rows - 1));
+  }
+  CHECK(cudaFree(in));
+  CHECK(cudaFree(out));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const int steps = argc > 1 ? atoi(argv[1]) : 1 << 20;
+  int *sink = nullptr;
+  CHECK(cudaMalloc(&sink, 1024 * sizeof(int)));
+  timer tm;
+  report("shfl", tm.ms([&] { shfl_chain<<<1, 32>>>(steps, sink); }), steps);
+  for (int nw : {2, 4, 8}) {
+    char name[32];
+    snprintf(name, sizeof name, "bar-%d", nw);
+    report(name, tm.ms([&] { bar_chain<<<1, 32 * nw>>>(steps, sink); }), steps);
+  }
+  report("rule", tm.ms([&] { rule_chain<<<1, 1>>>(steps, sink); }), steps);
+  run_strip_chain<2, 1>(tm, sink, steps);
+  run_strip_chain<3, 1>(tm, sink, steps);
+  run_strip_chain<4, 1>(tm, sink, steps);
+  run_strip_chain<2, 4>(tm, sink, steps);
+  run_strip_chain<3, 4>(tm, sink, steps);
+  run_strip_chain<2, 8>(tm, sink, steps);
+  run_strip_chain<3, 8>(tm, sink, steps);
+  run_strip_chain<2, 4, 1>(tm, sink, steps);
+  run_strip_chain<3, 4, 1>(tm, sink, steps);
+  run_strip2_chain<3, 1>(tm, sink, steps);
+  run_strip2_chain<3, 4>(tm, sink, steps);
+  run_strip2_chain<2, 4>(tm, sink, steps);
+
+  skss_ctx_desc cd = SKSS_CTX_DESC_INIT;
+  cd.backend = SKSS_BACKEND_CUDA;
+  skss_ctx *ctx = nullptr;
+  if (skss_ctx_create(&cd, &ctx) != SKSS_OK) {
+    printf("no CUDA context\n");
+    return 1;
+  }
+  const int64_t W = steps / 4;
+  for (int64_t rows : {1, 32, 128, 256, 1024, 4096})
+    run_engine(tm, ctx, rows, W, SKSS_HALFTONE_STRIPS);
+  for (int64_t n : {1024, 4096, 16384, 32768}) run_engine(tm, ctx, n, n, SKSS_HALFTONE_STRIPS);
+  run_engine(tm, ctx, 128, W, SKSS_HALFTONE_SKSS);
+  skss_ctx_destroy(ctx);
+  CHECK(cudaFree(sink));
+  return 0;
+}
