@@ -455,13 +455,23 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
     /* chunk 0's pixels are in the ring before the compute warps read them. */
     strip_barrier();
     for (int c = 0; c < chunks; c++) {
-      /* chunk c-1's bytes were written before the last barrier; chunk c+1's
-       * slot was last read at the start of chunk c-1. */
+      /* One kind of work a group, so that no group of the compute warps
+       * waits at its barrier for the whole chunk's I/O (all of it in the
+       * first group made a step ~15 ns slower, ~40 where the bounds checks
+       * of a strip's edges lengthen it). Group 0: chunk c-1's bytes,
+       * written before its barrier, go out; group 1: chunk c+1's pixels go
+       * into the same slot (flushed above, and last read at the start of
+       * chunk c-1); group 2: chunk c+2's loads, after the staging read the
+       * registers (and not before it: a wait for the staged loads would
+       * then wait for these too). */
+      static_assert(CHUNK / GROUP == 4, "the I/O warp meets the compute warps four times a chunk");
       if (c > 0) flush_chunk(c - 1);
+      strip_barrier();
       if (c + 1 < chunks) stage_chunk(c + 1);
+      strip_barrier();
       if (c + 2 < chunks) load_chunk((c + 2) * CHUNK);
-#pragma unroll
-      for (int g = 0; g < CHUNK / GROUP; g++) strip_barrier();
+      strip_barrier();
+      strip_barrier();
     }
     flush_chunk(chunks - 1);
     /* the next strip reuses the rings. */
