@@ -389,8 +389,12 @@ struct warp_hist {
 template <int NW>
 constexpr int strip_rows_threads() { return 64 * NW; }
 
-/* The block's barrier: every GROUP steps, all 2 NW warps. */
-__device__ __forceinline__ void strip_barrier() { __syncthreads(); }
+/* The block's barrier: every GROUP steps, all 2 NW warps. The compute and
+ * the I/O warps reach it from different places in the code, which
+ * __syncthreads() (an aligned barrier: every thread at the same
+ * instruction) does not allow; the unaligned form does, with the same
+ * ordering of shared and global memory among the block's threads. */
+__device__ __forceinline__ void strip_barrier() { asm volatile("barrier.sync 0;" ::: "memory"); }
 
 template <typename K, int LAG, int NW, int D, typename Ex>
 __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_above, warp_hist *hist, Ex &ex) {
