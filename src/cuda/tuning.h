@@ -102,10 +102,12 @@
 #define SKSS_CUDA_HT_SKSS_WARPS 4
 
 /* ---- Halftone: ours (halftone/halftone_strips.cu, halftone_wavefront.cuh) ---- */
-/* Warps per block: the block's warps run one strip of 32 x WARPS rows,
- * handing errors down through shared memory, so only one hand-off in
- * WARPS goes through global memory. Four: one warp per scheduler of an SM
- * (H200, FS 16K, slack 1: 2 warps 7.37 ms, 4 warps 7.26, 8 warps 7.90). */
+/* Compute warps per block (each with an I/O warp): the block's compute
+ * warps run one strip of 32 x WARPS rows, handing errors down through
+ * shared memory, so only one hand-off in WARPS goes through global memory.
+ * Four: one compute warp per scheduler of an SM. H200, FS 16K, with the
+ * I/O warps: 2 warps 4.52 ms, 4 warps 4.42, 8 warps 5.25 (before them,
+ * slack 1: 7.37, 7.26, 7.90). */
 #ifndef SKSS_CUDA_HT_STRIPS_WARPS /* (a -D overrides it, for sweeps) */
 #define SKSS_CUDA_HT_STRIPS_WARPS 4
 #endif
@@ -118,7 +120,9 @@
  * 7.26, 32K 12.8 vs 15.5, 64 x 4K batch 240 vs 213 Gpixels/s;
  * run_strip_rows() (~17 a step in the interior) 1K 0.345 vs 0.369, 4K 1.32
  * vs 1.46, 16K 5.77 vs 6.37, 32K 12.1 vs 13.4, batch 215 vs 200; on one
- * row of 4M pixels 94 vs 74 ns a step. */
+ * row of 4M pixels 94 vs 74 ns a step. With the I/O warps (2bcd982): one
+ * strip 55 vs 44 ns a step, but 1K 0.262 vs 0.303 ms, 4K 0.987 vs 1.14,
+ * 16K 4.03 vs 4.58, 32K 8.61 vs 9.87: still 0. */
 #ifndef SKSS_CUDA_HT_STRIPS_SLACK
 #define SKSS_CUDA_HT_STRIPS_SLACK 0
 #endif
