@@ -77,6 +77,27 @@ __global__ void rule_chain(int steps, int *sink) {
   sink[0] = left1 + acc;
 }
 
+/* The errors of the row above a warp's lane 0 for group G: warp w-1's
+ * lane 31 of the group before (through shared memory), or for warp 0 a
+ * stand-in pattern. */
+__device__ __forceinline__ void border_of(const int4 (*hist)[2][2][32], int w, int G, int (&b)[GROUP]) {
+  if (w > 0) {
+    const int4 lo = hist[w - 1][(G - 1) & 1][0][31], hi = hist[w - 1][(G - 1) & 1][1][31];
+    b[0] = lo.x; b[1] = lo.y; b[2] = lo.z; b[3] = lo.w;
+    b[4] = hi.x; b[5] = hi.y; b[6] = hi.z; b[7] = hi.w;
+  } else {
+#pragma unroll
+    for (int j = 0; j < GROUP; j++) b[j] = (G + j) & 7;
+  }
+}
+
+/* A warp's errors of group G, for the warp below. */
+__device__ __forceinline__ void put_errors(int4 (*hist)[2][2][32], int w, int G, const int (&eh)[GROUP]) {
+  const int lane = threadIdx.x & 31;
+  hist[w][G & 1][0][lane] = make_int4(eh[0], eh[1], eh[2], eh[3]);
+  hist[w][G & 1][1][lane] = make_int4(eh[4], eh[5], eh[6], eh[7]);
+}
+
 /* NW warps of 32 rows, lane per row, LAG columns a row (slack LAG - 2),
  * the row above's error by shuffle; warp w's row 0 takes warp w-1's row 31
  * through shared memory, 8 steps late (the engine's warp lag), with a
@@ -133,14 +154,7 @@ __global__ void __launch_bounds__(32 * NW) strip_chain(int groups, int *sink, co
       }
     }
     int b[GROUP];
-    if (w > 0) {
-      const int4 lo = hist[w - 1][(G - 1) & 1][0][31], hi = hist[w - 1][(G - 1) & 1][1][31];
-      b[0] = lo.x; b[1] = lo.y; b[2] = lo.z; b[3] = lo.w;
-      b[4] = hi.x; b[5] = hi.y; b[6] = hi.z; b[7] = hi.w;
-    } else {
-#pragma unroll
-      for (int j = 0; j < GROUP; j++) b[j] = (G + j) & 7;
-    }
+    border_of(hist, w, G, b);
     int eh[GROUP];
 #pragma unroll
     for (int j = 0; j < GROUP; j++) {
@@ -173,8 +187,7 @@ __global__ void __launch_bounds__(32 * NW) strip_chain(int groups, int *sink, co
       eh[j] = e;
     }
     if (NW > 1) {
-      hist[w][G & 1][0][lane] = make_int4(eh[0], eh[1], eh[2], eh[3]);
-      hist[w][G & 1][1][lane] = make_int4(eh[4], eh[5], eh[6], eh[7]);
+      put_errors(hist, w, G, eh);
       __syncthreads();
     }
     if (IO && G % 4 == 3) {
@@ -254,14 +267,7 @@ __global__ void __launch_bounds__(32 * NW) strip2_chain(int groups, int *sink) {
   int la = 0, lb = 0, pb = 0, acc = 0;
   for (int G = 0; G < groups; G++) {
     int b[GROUP];
-    if (w > 0) {
-      const int4 lo = hist[w - 1][(G - 1) & 1][0][31], hi = hist[w - 1][(G - 1) & 1][1][31];
-      b[0] = lo.x; b[1] = lo.y; b[2] = lo.z; b[3] = lo.w;
-      b[4] = hi.x; b[5] = hi.y; b[6] = hi.z; b[7] = hi.w;
-    } else {
-#pragma unroll
-      for (int j = 0; j < GROUP; j++) b[j] = (G + j) & 7;
-    }
+    border_of(hist, w, G, b);
     int eh[GROUP];
 #pragma unroll
     for (int j = 0; j < GROUP; j++) {
@@ -290,8 +296,7 @@ __global__ void __launch_bounds__(32 * NW) strip2_chain(int groups, int *sink) {
       eh[j] = eb;
     }
     if (NW > 1) {
-      hist[w][G & 1][0][lane] = make_int4(eh[0], eh[1], eh[2], eh[3]);
-      hist[w][G & 1][1][lane] = make_int4(eh[4], eh[5], eh[6], eh[7]);
+      put_errors(hist, w, G, eh);
       __syncthreads();
     }
   }

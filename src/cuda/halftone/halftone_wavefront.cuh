@@ -165,6 +165,54 @@ __device__ __forceinline__ int bottom_column(int T8, int *row) {
          : lane < 16 ? t - LAG * (32 * NW - 2) - D * (NW - 1) : -1;
 }
 
+/* A warp's pixels, a chunk of 32 columns of its 32 rows at a time: lane j
+ * handles column T + j - xoff0 - LAG i of row i (coalesced per row, one
+ * pointer walking down the parallelogram), 0 outside the image; `in`:
+ * every pixel of the chunk is inside (no bounds checks). */
+template <int LAG>
+struct chunk_io {
+  const strip_pos &pos;
+  int row0;  /* the warp's row 0 in the image */
+  int xoff0; /* the step at which the warp's row 0 reaches column 0 */
+  int rows;  /* the warp's rows inside the image (may be <= 0 or > 32) */
+  uint8_t pre[32];
+
+  /* Chunk T's pixels into pre[]. */
+  __device__ __forceinline__ void load(int T, bool in) {
+    const int lane = threadIdx.x & 31, xa = T + lane - xoff0, W = pos.width;
+    const uint8_t *p = pos.in + (int64_t)row0 * (int64_t)pos.in_pitch + xa;
+    const int64_t step = (int64_t)pos.in_pitch - LAG;
+    if (in) {
+#pragma unroll
+      for (int i = 0; i < 32; i++, p += step) pre[i] = __ldg(p);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 32; i++, p += step)
+        pre[i] = i < rows && (unsigned)(xa - LAG * i) < (unsigned)W ? __ldg(p) : 0;
+    }
+  }
+  /* pre[] into a ring (row i's byte j at ring[i][j]). */
+  __device__ __forceinline__ void stage(uint8_t (*ring)[RING_PITCH]) const {
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int i = 0; i < 32; i++) ring[i][lane] = pre[i];
+  }
+  /* A ring's 0/255 bytes of chunk T to the image. */
+  __device__ __forceinline__ void flush(int T, bool in, const uint8_t (*ring)[RING_PITCH]) const {
+    const int lane = threadIdx.x & 31, xa = T + lane - xoff0, W = pos.width;
+    uint8_t *p = pos.out + (int64_t)row0 * (int64_t)pos.out_pitch + xa;
+    const int64_t step = (int64_t)pos.out_pitch - LAG;
+    if (in) {
+#pragma unroll
+      for (int i = 0; i < 32; i++, p += step) *p = ring[i][lane];
+    } else {
+#pragma unroll
+      for (int i = 0; i < 32; i++, p += step)
+        if (i < rows && (unsigned)(xa - LAG * i) < (unsigned)W) *p = ring[i][lane];
+    }
+  }
+};
+
 /*
  * Runs one strip. Ex is the exchange with the strips above and below:
  *   ex.chunk_begin(pos, c)       before chunk c (SKSS: wait for the strip above);
@@ -196,39 +244,10 @@ __device__ __forceinline__ void run_strip(const strip_pos &pos, int white_above,
   const bool strip_full = pos.y0 + 32 * NW <= pos.height;
   auto interior = [&](int T) { return strip_full && T - PRE - SPAN >= 0 && T + CHUNK - 1 - PRE < W; };
 
-  /* Lane j loads column T + j - xoff(i) of each row i of the warp, walking
-   * one pointer down the parallelogram (0 outside the image). */
-  uint8_t pre[32];
-  auto load_chunk = [&](int T) {
-    const int x0 = T + lane - xoff0;
-    const uint8_t *p = pos.in + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.in_pitch + x0;
-    const int64_t step = (int64_t)pos.in_pitch - LAG;
-    if (interior(T)) {
-#pragma unroll
-      for (int i = 0; i < 32; i++, p += step) pre[i] = __ldg(p);
-    } else {
-#pragma unroll
-      for (int i = 0; i < 32; i++, p += step)
-        pre[i] = i < warp_rows && (unsigned)(x0 - LAG * i) < (unsigned)W ? __ldg(p) : 0;
-    }
-  };
-  auto stage_chunk = [&]() {
-#pragma unroll
-    for (int i = 0; i < 32; i++) sm->ring[i][lane] = pre[i];
-  };
-  auto flush_chunk = [&](int T) {
-    const int x0 = T + lane - xoff0;
-    uint8_t *p = pos.out + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.out_pitch + x0;
-    const int64_t step = (int64_t)pos.out_pitch - LAG;
-    if (interior(T)) {
-#pragma unroll
-      for (int i = 0; i < 32; i++, p += step) *p = sm->ring[i][lane];
-    } else {
-#pragma unroll
-      for (int i = 0; i < 32; i++, p += step)
-        if (i < warp_rows && (unsigned)(x0 - LAG * i) < (unsigned)W) *p = sm->ring[i][lane];
-    }
-  };
+  chunk_io<LAG> io{pos, pos.y0 + 32 * w, xoff0, warp_rows};
+  auto load_chunk = [&](int T) { io.load(T, interior(T)); };
+  auto stage_chunk = [&]() { io.stage(sm->ring); };
+  auto flush_chunk = [&](int T) { io.flush(T, interior(T), sm->ring); };
 
   int ahead[AH];
 #pragma unroll
@@ -420,39 +439,10 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
      * it into the ring a chunk ahead, and stores the 0/255 bytes of the
      * chunk before. It meets the compute warps at every barrier, so its
      * loads and stores never sit on their chain. */
-    const int xoff0 = PRE + LAG * 32 * w + D * w; /* row 0 of warp w */
-    const int warp_rows = pos.height - (pos.y0 + 32 * w);
-    uint8_t pre[32];
-    auto load_chunk = [&](int T) {
-      const int xa = T + lane - xoff0;
-      const uint8_t *p = pos.in + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.in_pitch + xa;
-      const int64_t step = (int64_t)pos.in_pitch - LAG;
-      if (interior(T)) {
-#pragma unroll
-        for (int i = 0; i < 32; i++, p += step) pre[i] = __ldg(p);
-      } else {
-#pragma unroll
-        for (int i = 0; i < 32; i++, p += step)
-          pre[i] = i < warp_rows && (unsigned)(xa - LAG * i) < (unsigned)W ? __ldg(p) : 0;
-      }
-    };
-    auto stage_chunk = [&](int c) {
-#pragma unroll
-      for (int i = 0; i < 32; i++) hs->ring[c & 1][i][lane] = pre[i];
-    };
-    auto flush_chunk = [&](int c) {
-      const int T = c * CHUNK, xa = T + lane - xoff0;
-      uint8_t *p = pos.out + (int64_t)(pos.y0 + 32 * w) * (int64_t)pos.out_pitch + xa;
-      const int64_t step = (int64_t)pos.out_pitch - LAG;
-      if (interior(T)) {
-#pragma unroll
-        for (int i = 0; i < 32; i++, p += step) *p = hs->ring[c & 1][i][lane];
-      } else {
-#pragma unroll
-        for (int i = 0; i < 32; i++, p += step)
-          if (i < warp_rows && (unsigned)(xa - LAG * i) < (unsigned)W) *p = hs->ring[c & 1][i][lane];
-      }
-    };
+    chunk_io<LAG> io{pos, pos.y0 + 32 * w, PRE + LAG * 32 * w + D * w, pos.height - (pos.y0 + 32 * w)};
+    auto load_chunk = [&](int T) { io.load(T, interior(T)); };
+    auto stage_chunk = [&](int c) { io.stage(hs->ring[c & 1]); };
+    auto flush_chunk = [&](int c) { io.flush(c * CHUNK, interior(c * CHUNK), hs->ring[c & 1]); };
     load_chunk(0);
     stage_chunk(0);
     if (chunks > 1) load_chunk(CHUNK);
