@@ -929,8 +929,13 @@ def group_misc(t):
             "info backends")
     t.check(isinstance(info["devices"], list) and info["cpu_threads"] >= 1, "info devices and threads")
     t.check(set(info["algorithms"]) == {"sat", "halftone", "knapsack", "compact"}, "info algorithms")
+    # the CUDA algorithms (ids from 16, after a gap) are listed too, in every build
+    t.check("onepass" in info["algorithms"]["sat"] and "strips" in info["algorithms"]["halftone"],
+            "info lists the CUDA algorithms")
     ok, out, _ = t.run_ok(["info"])
-    t.check(ok and b"backends" in out and b"cpu threads" in out, "info text")
+    t.check(ok and b"backends" in out and b"cpu threads" in out and b"onepass(" in out, "info text")
+    rc, _, err = t.run(["sat", "--algorithm", "no-such", inputs(t)["gen"][0], t.path("x.npy")])
+    t.check(rc != 0 and b"onepass" in err, "an unknown algorithm's error lists every name")
     # Every command's --json report parses.
     gen = inputs(t)["gen"][0]
     write_instance(t.path("k.txt"), SMALL_ITEMS, SMALL_CAPACITY)

@@ -212,8 +212,10 @@ int cli_parse(cli_cmd *c, int argc, char **argv, unsigned common, const cli_opt 
 static void list_algorithms(int op, char *buf, size_t size) {
   size_t used = 0;
   buf[0] = '\0';
-  for (int a = 0; skss_algorithm_name((skss_op)op, a) != NULL && used < size; a++) {
-    int n = snprintf(buf + used, size - used, "%s%s", a ? ", " : "", skss_algorithm_name((skss_op)op, a));
+  for (int a = 0; a < CLI_ALGORITHM_ID_LIMIT && used < size; a++) {
+    const char *name = skss_algorithm_name((skss_op)op, a);
+    if (name == NULL) continue;
+    int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", name);
     if (n < 0) break;
     used += (size_t)n;
   }

@@ -41,6 +41,10 @@ enum {
 };
 
 #define CLI_MAX_POSITIONALS 4
+/* Every primitive's algorithm ids lie below this (skss.h numbers the CPU
+ * algorithms from 0 and the CUDA ones from 16): walk them all, skipping the
+ * ids skss_algorithm_name() has no name for, not stopping at the first. */
+#define CLI_ALGORITHM_ID_LIMIT 64
 
 /* One subcommand invocation: its name, help text and the parsed common
  * options and positionals (pointers into argv). */

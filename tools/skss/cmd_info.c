@@ -55,7 +55,8 @@ static void print_text_algorithms(void) {
   puts("algorithms (backends):");
   for (size_t op = 0; op < N_OPS; op++) {
     printf("  %-9s", OP_NAMES[op]);
-    for (int a = 0; skss_algorithm_name((skss_op)op, a) != NULL; a++) {
+    for (int a = 0; a < CLI_ALGORITHM_ID_LIMIT; a++) {
+      if (skss_algorithm_name((skss_op)op, a) == NULL) continue;
       printf(" %s(", skss_algorithm_name((skss_op)op, a));
       int first = 1;
       for (size_t k = 0; k < N_BACKENDS; k++) {
@@ -126,7 +127,8 @@ static void json_algorithms(cli_json *j) {
   for (size_t op = 0; op < N_OPS; op++) {
     cli_json_key(j, OP_NAMES[op]);
     cli_json_begin(j, '{');
-    for (int a = 0; skss_algorithm_name((skss_op)op, a) != NULL; a++) {
+    for (int a = 0; a < CLI_ALGORITHM_ID_LIMIT; a++) {
+      if (skss_algorithm_name((skss_op)op, a) == NULL) continue;
       cli_json_key(j, skss_algorithm_name((skss_op)op, a));
       cli_json_begin(j, '[');
       for (size_t k = 0; k < N_BACKENDS; k++)
