@@ -19,29 +19,16 @@
  *               (steps = W + span of its strip engine, printed per step).
  * Built in CUDA builds as skss_micro_halftone; run on the lent GPU.
  */
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
 
-#include <cuda_runtime.h>
-
 #include "cuda/halftone/halftone_wavefront.cuh"
+#include "micro_common.cuh"
 #include "skss.h"
 
 namespace {
 
 using FS = skss__ht_kernel<SKSS_DITHER_FLOYD_STEINBERG>;
 constexpr int GROUP = 8;
-
-#define CHECK(x)                                                                      \
-  do {                                                                                \
-    cudaError_t e_ = (x);                                                             \
-    if (e_ != cudaSuccess) {                                                          \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(1);                                                                        \
-    }                                                                                 \
-  } while (0)
 
 __global__ void shfl_chain(int steps, int *sink) {
   int v = threadIdx.x;
@@ -201,28 +188,10 @@ __global__ void __launch_bounds__(32 * NW) strip_chain(int groups, int *sink, co
   sink[threadIdx.x] = left1 + acc;
 }
 
+/* The median of launch()'s timed runs. */
 struct timer {
-  cudaEvent_t a, b;
-  timer() {
-    CHECK(cudaEventCreate(&a));
-    CHECK(cudaEventCreate(&b));
-  }
   template <typename F>
-  double ms(F launch) {
-    std::vector<float> v;
-    for (int k = 0; k < 6; k++) {
-      CHECK(cudaEventRecord(a));
-      launch();
-      CHECK(cudaEventRecord(b));
-      CHECK(cudaEventSynchronize(b));
-      CHECK(cudaGetLastError());
-      float m = 0;
-      CHECK(cudaEventElapsedTime(&m, a, b));
-      if (k > 0) v.push_back(m);
-    }
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  }
+  double ms(F launch) { return micro_median_ms(launch); }
 };
 
 void report(const char *name, double ms, double steps) {

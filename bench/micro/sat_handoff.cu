@@ -19,26 +19,13 @@
  * chains short enough that every block is resident.
  * Built in CUDA builds as skss_micro_sat; run on the lent GPU (gpu-check).
  */
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
-
 #include <cuda/atomic>
-#include <cuda_runtime.h>
+
+#include "micro_common.cuh"
 
 namespace {
 
 constexpr int E = 128;
-
-#define CHECK(x)                                                                           \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      exit(1);                                                                             \
-    }                                                                                      \
-  } while (0)
 
 /* flag: state[i] = epoch once vals[i * E ..] hold block i's values. */
 __global__ void __launch_bounds__(E) chain_flag(unsigned long long *ticket, unsigned long long base,
@@ -94,28 +81,6 @@ __global__ void __launch_bounds__(E) chain_packed(unsigned long long *ticket, un
   if (threadIdx.x == 0 && i == (int)gridDim.x - 1) sink[0] = v;
 }
 
-template <typename F>
-double median_ms(F launch) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> v;
-  for (int k = 0; k < 6; k++) {
-    CHECK(cudaEventRecord(a));
-    launch(k);
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    CHECK(cudaGetLastError());
-    float m = 0;
-    CHECK(cudaEventElapsedTime(&m, a, b));
-    if (k > 0) v.push_back(m);
-  }
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main() {
@@ -150,12 +115,12 @@ int main() {
   for (int n : {256, 1024, max_n}) {
     if (n > max_n) continue;
     /* each launch a fresh epoch / tag and ticket base: nothing to reset */
-    const double f = median_ms([&](int) {
+    const double f = micro_median_ms([&]() {
       chain_flag<<<n, E>>>(ticket, issued, state, vals, ++epoch, sink);
       issued += (unsigned long long)n;
     });
     check(n, "flag");
-    const double p = median_ms([&](int) {
+    const double p = micro_median_ms([&]() {
       chain_packed<<<n, E>>>(ticket, issued, words, (unsigned)++epoch, sink);
       issued += (unsigned long long)n;
     });
