@@ -373,10 +373,11 @@ typedef enum skss_halftone_algorithm {
   /* CUDA, task-array paper (skss-task-arrays.md): */
   SKSS_HALFTONE_SKSS = 28,          /* one kernel, a warp per strip of 32 x 32
                                        parallelograms, strips by row ticket     */
-  /* ours (CUDA): one kernel, a warp per strip of 32 pixel rows (each lane a
-     row) walked left to right in column chunks, strips by row ticket; a
-     lane's row lags the one above by more than the slope so lane exchanges
-     stay off the critical path; batches run their images' strips at once  */
+  /* ours (CUDA): one kernel, a block per strip of 128 pixel rows (4 warps,
+     each lane a row, each row the kernel's slope behind the one above)
+     walked left to right in column chunks, an I/O warp beside each warp
+     moving its pixels, strips by row ticket; batches run their images'
+     strips at once                                                         */
   SKSS_HALFTONE_STRIPS = 29
 } skss_halftone_algorithm;
 
