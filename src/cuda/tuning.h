@@ -70,7 +70,7 @@
 #define SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_8B 4
 /* Loads in flight per thread when a look-back adds up a window of
  * predecessors (8 measured faster than 16, which spills more). */
-#define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 8
+#define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 4
 
 /* ---- SAT: what AUTO runs on the CUDA backend (sat/sat_dispatch.cu) ----
  * Measured per size and type on the H100 and the H200 (bench/results/gpu-*;

@@ -1,38 +1,40 @@
 /*
  * sat_onepass.cu — SKSS_SAT_ONEPASS (ours): one pass over the data, each
  * input element read once and each output written once, on the task-array
- * scheme of skss-task-arrays.md §IV with the carries found by decoupled
- * look-back (Merrill & Garland) in both directions.
+ * scheme of skss-task-arrays.md §IV with every carry found by decoupled
+ * look-back (Merrill & Garland), one element at a time.
  *
  * The table is cut into tiles of TILE_H = WARPS * ROWS_PER_WARP rows by
  * TILE_W = 32 * VEC columns, numbered row-major; each block takes the next
  * tile by ticket when it starts (so it only ever waits on tiles ticketed
- * before it, whose blocks are running). One tile per block, not a loop: a
- * fresh block's release fences wait on no stores of an earlier tile. Warp
- * w owns ROWS_PER_WARP rows,
+ * before it, whose blocks are running). Warp w owns ROWS_PER_WARP rows,
  * lane l the VEC adjacent columns at l * VEC (16-byte accesses of 4-byte
- * elements where pointer and pitch allow, scalar ones otherwise). Per tile:
- *   1. each warp loads its rows and scans each within the tile (lane-local
- *      prefix plus a shuffle scan of the lane totals);
- *   2. each row's sum left of the tile, by looking back along the tile
- *      row: each predecessor has published its row totals (its aggregate)
- *      or its rows' prefixes up to its last column (inclusive); warp 0
- *      reads their states, the whole block adds aggregates up to the
- *      nearest inclusive; then this tile's inclusive prefixes are published;
- *   3. each warp turns its rows into full row prefix sums and accumulates
- *      them down its rows; the warps' column totals go to shared memory;
- *   4. the column sums above the tile likewise along the tile column (an
- *      aggregate is a tile's column totals; the inclusive prefix is the
- *      table's row just above, i.e. the tile above's last output row, read
- *      through L2); then this tile's last row is written and published;
- *   5. each warp adds the carry above plus the totals of the warps above it
- *      and stores its rows.
- * The states are epoch-stamped words that outlive the call (common.cuh) and
- * the ticket a running count, so no memset launch precedes the kernel (at
- * 1K x 1K a launch is a tenth of the run).
- * A tile publishes an aggregate only when its first look-back cannot finish
- * at once, or at once when every tile is resident together ("eager"). Every
- * output is a sum of row prefix sums, with no subtraction: floats stay
+ * elements where pointer and pitch allow, scalar ones otherwise).
+ *
+ * An output of tile (s, p), whose first row and column are r0 and c0, is
+ *   S(r, c) = corner + above(c) + left(r) + local(r, c)
+ * with corner = S(r0 - 1, c0 - 1), above(c) the sum of rows < r0 over the
+ * tile's columns c0..c, left(r) the sum of rows r0..r over columns < c0, and
+ * local the tile's own table. Each term is a scan of its own, so no carry
+ * waits for another:
+ *   - above(c), per column, down the tile column: aggregate = the tile's
+ *     local column total, inclusive = above(c) + that total;
+ *   - left, per row, along the tile row: aggregate = the row's total in the
+ *     tile, inclusive = the row's sum up to the tile's last column (left(r)
+ *     adds these up down the tile's rows);
+ *   - corner, along the tile row above: aggregate = that tile's inclusive
+ *     column total at its last column (its strip's sum down to its last
+ *     row), inclusive = its bottom-right output.
+ * Each aggregate is published as soon as the tile is loaded and each
+ * inclusive as soon as it is known, so a look-back waits only on loads and
+ * on other look-backs, never on a whole tile. Every carry element lives in
+ * 8-byte words {4 value bits, tag = epoch * 4 + kind} stored and polled
+ * relaxed: a word is single-copy atomic, so a tag of this call vouches for
+ * its value with no fence and no barrier (8-byte values take two words,
+ * which must agree). The words are epoch flags (common.cuh), so nothing is
+ * reset between calls; each thread looks back along its own element, loading
+ * LOOKBACK_LOADS predecessors at once.
+ * Every output is a sum of row prefix sums, with no subtraction: floats stay
  * within (i + j + 2) u S(i, j).
  */
 #include <climits>
@@ -52,42 +54,48 @@ static const char *const FN = "skss_sat()";
 #define SKSS__OP_THREADS (SKSS__OP_WARPS * 32)
 #define SKSS__OP_TILE_H (SKSS__OP_WARPS * SKSS__OP_RPW)
 #define SKSS__OP_TILE_W (32 * SKSS__OP_VEC)
-#define SKSS__OP_ROWS_PER_LANE (SKSS__OP_TILE_H / 32)
 #define SKSS__OP_LB_LOADS SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS
 #define SKSS__OP_FULL_MASK 0xffffffffu
-static_assert(SKSS__OP_TILE_H % 32 == 0, "warp 0 publishes the tile's rows, 32 per round");
-static_assert(SKSS__OP_THREADS >= SKSS__OP_TILE_H && SKSS__OP_THREADS >= SKSS__OP_TILE_W,
-              "one thread per carry element");
+static_assert(SKSS__OP_VEC == SKSS__OP_WARPS, "thread (w, l) looks back along column l * VEC + w");
+static_assert(SKSS__OP_RPW <= 32, "lanes 0 .. RPW - 1 of a warp look back along its rows");
 
-/* A tile's published state along one direction (task-array progress). */
+/* A carry word's kind (the tag less epoch * 4); 0 is "nothing yet". */
 enum { SKSS__OP_PENDING = 0, SKSS__OP_AGGREGATE = 1, SKSS__OP_INCLUSIVE = 2 };
 
-/* The tiling of one plane and where its carries live in scratch. */
+typedef unsigned long long skss__op_u64;
+
+/* The tiling of one plane and where its carry words live. */
 typedef struct skss__op_tiles {
   int down, across, count;  /* tile rows, tile columns, their product */
-  skss__cuda_epoch_flags ta; /* ticket; words[t]: row state, words[count + t]: column state */
-  void *row_vals;           /* per tile, TILE_H aggregates then TILE_H inclusive prefixes */
-  void *col_vals;           /* per tile, TILE_W aggregates; tile (s, p) at p * down + s */
-  bool eager, vec_in, vec_out;
+  skss__cuda_epoch_flags ta; /* the ticket and the epoch */
+  skss__op_u64 *rows;        /* per tile, TILE_H row elements */
+  skss__op_u64 *cols;        /* per tile, TILE_W column elements (thread order) */
+  skss__op_u64 *corners;     /* per tile, one corner element */
+  bool vec_in, vec_out;
 } skss__op_tiles;
+
+/* 8-byte words per carry element of type Acc. */
+template <typename Acc>
+constexpr int skss__op_words() {
+  static_assert(sizeof(Acc) % 4 == 0, "carries are whole 4-byte words");
+  return (int)(sizeof(Acc) / 4);
+}
+
+/* Carry words of all three kinds for `count` tiles. */
+static size_t onepass_words(int count, size_t acc_size) {
+  return (size_t)count * (SKSS__OP_TILE_H + SKSS__OP_TILE_W + 1) * (acc_size / 4);
+}
 
 /* What a block shares while it works on one tile. */
 template <typename Acc>
 struct skss__op_shared {
   Acc row_total[SKSS__OP_TILE_H]; /* each row's sum within the tile */
-  Acc row_carry[SKSS__OP_TILE_H]; /* each row's sum left of the tile */
+  Acc row_left[SKSS__OP_TILE_H];  /* each row's sum left of the tile */
   /* warps' column totals; column (lane * VEC + c) at [c][lane]: no bank conflicts */
   Acc warp_cols[SKSS__OP_WARPS][SKSS__OP_VEC][32];
-  Acc col_carry[SKSS__OP_VEC][32]; /* the table's row above the tile */
-  Acc partial[SKSS__OP_THREADS];   /* look-back partial sums */
-  int tile;                        /* the block's ticket */
-  int window;                      /* a look-back window (skss__op_poll) */
-};
-
-/* The tile a block works on. */
-struct skss__op_tile {
-  int t, ts, tp;  /* ticket, tile row, tile column */
-  int64_t r0, c0; /* its first row and column */
+  Acc col_above[SKSS__OP_VEC][32]; /* above(c), laid out likewise */
+  Acc corner;
+  int tile; /* the block's ticket */
 };
 
 /* One global-memory word of `bytes` (a multiple of 4): the widest of 16, 8, 4 dividing it. */
@@ -192,244 +200,111 @@ __device__ __forceinline__ Acc skss__op_scan_row(Acc (&x)[SKSS__OP_VEC]) {
   return incl;
 }
 
-/* A tile's state along a direction, acquired: data published with it is visible after. */
-__device__ __forceinline__ int skss__op_state(const skss__cuda_epoch_flags &ta, int64_t index) {
-  cuda::atomic_ref<int, cuda::thread_scope_device> s(ta.words[index]);
-  const int v = s.load(cuda::memory_order_acquire) - ta.epoch * 4;
-  /* a word of an earlier call (smaller epoch) reads as pending */
-  return v == SKSS__OP_AGGREGATE || v == SKSS__OP_INCLUSIVE ? v : SKSS__OP_PENDING;
-}
 
-/* Publishes a state, by one thread, after a block or warp barrier that
- * ordered every writer's stores of the data it announces before it. */
-__device__ __forceinline__ void skss__op_publish(const skss__cuda_epoch_flags &ta, int64_t index,
-                                                 int state) {
-  cuda::atomic_ref<int, cuda::thread_scope_device> s(ta.words[index]);
-  /* release (cumulative): the writes ordered before it by the barrier are visible first. */
-  s.store(ta.epoch * 4 + state, cuda::memory_order_release);
-}
-
-/* Warp 0 publishes a state once each lane has written its part of the data. */
-__device__ __forceinline__ void skss__op_warp_publish(const skss__cuda_epoch_flags &ta, int64_t index,
-                                                      int state) {
-  /* every lane's stores are ordered before lane 0's release */
-  __syncwarp();
-  if ((threadIdx.x & 31) == 0) skss__op_publish(ta, index, state);
-}
-
-/* Along a tile row: predecessor q of tile t is tile t - q; element e is
- * row e of the tile. Aggregate: the rows' totals within the tile;
- * inclusive prefix: their sums up to the tile's last column. */
+/* Publishes a carry element: each 4-byte part with the tag, relaxed (the
+ * word is its own flag). */
 template <typename Acc>
-struct skss__op_row_line {
-  const skss__cuda_epoch_flags &ta;
-  Acc *vals; /* this tile's TILE_H aggregates, then its TILE_H inclusive prefixes */
-  const skss__op_shared<Acc> &sh;
-  int t, count; /* count: tiles to the left */
-
-  __device__ int state(int q) const { return skss__op_state(ta, t - q); }
-  /* predecessor q's aggregates (half 0) or inclusive prefixes (half 1) */
-  __device__ const Acc *at(int q, int half) const {
-    return vals + ((ptrdiff_t)half - 2 * (ptrdiff_t)q) * SKSS__OP_TILE_H;
-  }
-  __device__ Acc aggregate(int q, int e) const { return __ldcg(at(q, 0) + e); }
-  __device__ Acc inclusive(int q, int e) const { return __ldcg(at(q, 1) + e); }
-  /* warp 0 */
-  __device__ void publish_aggregate() const {
-    const int lane = threadIdx.x & 31;
+__device__ __forceinline__ void skss__op_put(skss__op_u64 *w, Acc v, int epoch, int kind) {
+  constexpr int N = skss__op_words<Acc>();
+  unsigned bits[N];
+  memcpy(bits, &v, sizeof v);
+  const skss__op_u64 tag = (skss__op_u64)(unsigned)(epoch * 4 + kind) << 32;
 #pragma unroll
-    for (int k = 0; k < SKSS__OP_ROWS_PER_LANE; k++)
-      __stcg(vals + lane + 32 * k, sh.row_total[lane + 32 * k]);
-    skss__op_warp_publish(ta, t, SKSS__OP_AGGREGATE);
-  }
-};
+  for (int i = 0; i < N; i++)
+    cuda::atomic_ref<skss__op_u64, cuda::thread_scope_device>(w[i]).store(tag | bits[i],
+                                                                           cuda::memory_order_relaxed);
+}
 
-/* Along a tile column: predecessor q of tile t is tile t - q * across;
- * element e is column e of the tile. Aggregate: the tile's column totals
- * (stored by tile column, so that predecessors are adjacent); inclusive
- * prefix: the tile's last output row. */
+/* The kind of a carry element's loaded words and, unless pending, its value:
+ * a tag of an earlier call, or parts of different kinds (read between an
+ * aggregate's and an inclusive's stores), read as pending. */
 template <typename Acc>
-struct skss__op_col_line {
-  const skss__cuda_epoch_flags &ta;
-  Acc *vals; /* this tile's TILE_W aggregates; predecessor q's at vals - q * TILE_W */
-  const skss__op_shared<Acc> &sh;
-  const skss__sat_dev_plane &p;
-  int t, count, across; /* count: tiles above */
-  int states;           /* index of tile 0's column state: the tile count */
-  int64_t r0, c0;       /* the tile's first row and column */
-
-  __device__ int state(int q) const {
-    return skss__op_state(ta, states + (int64_t)t - (int64_t)q * across);
-  }
-  __device__ Acc aggregate(int q, int e) const {
-    return __ldcg(vals - (ptrdiff_t)q * SKSS__OP_TILE_W + e);
-  }
-  __device__ Acc inclusive(int q, int e) const {
-    const int64_t row = r0 - 1 - (int64_t)(q - 1) * SKSS__OP_TILE_H;
-    if (c0 + e >= p.width) return 0;
-    return __ldcg(reinterpret_cast<const Acc *>(p.out + (size_t)row * p.out_pitch) + c0 + e);
-  }
-  /* warp 0: lane l writes columns l * VEC + c */
-  __device__ void publish_aggregate() const {
-    const int lane = threadIdx.x & 31;
-    Acc v[SKSS__OP_VEC];
+__device__ __forceinline__ int skss__op_decode(const skss__op_u64 (&raw)[skss__op_words<Acc>()],
+                                               int epoch, Acc &v) {
+  constexpr int N = skss__op_words<Acc>();
+  const unsigned kind = (unsigned)(raw[0] >> 32) - (unsigned)(epoch * 4);
+  bool agree = kind == SKSS__OP_AGGREGATE || kind == SKSS__OP_INCLUSIVE;
+  unsigned bits[N];
 #pragma unroll
-    for (int c = 0; c < SKSS__OP_VEC; c++) {
-      v[c] = sh.warp_cols[0][c][lane];
-#pragma unroll
-      for (int w = 1; w < SKSS__OP_WARPS; w++) v[c] += sh.warp_cols[w][c][lane];
-    }
-    skss__op_store_vec<false>(vals + lane * SKSS__OP_VEC, v);
-    skss__op_warp_publish(ta, states + (int64_t)t, SKSS__OP_AGGREGATE);
+  for (int i = 0; i < N; i++) {
+    agree = agree && (raw[i] >> 32) == (raw[0] >> 32);
+    bits[i] = (unsigned)raw[i];
   }
-};
+  if (!agree) return SKSS__OP_PENDING;
+  memcpy(&v, bits, sizeof v);
+  return (int)kind;
+}
 
-/* Warp 0: waits until the window of predecessors q0 .. q0 + 31 along
- * `line` can be summed and returns n, the aggregates before the first
- * inclusive prefix (32: none), plus LB_INCL when that inclusive prefix is
- * a tile's (not the line's start). While the window is not ready the tile
- * publishes its own aggregate (unless `published`), so that its successors
- * need not wait for it. */
-#define SKSS__OP_LB_INCL 64
-template <typename Line>
-__device__ int skss__op_poll(const Line &line, int q0, bool &published) {
-  const int lane = threadIdx.x & 31;
+/* The carry of one element: the sum over its predecessors q = 1 ..
+ * `count` along a line, predecessor q's words at self - q * stride, by
+ * decoupled look-back: aggregates are added until an inclusive (or the
+ * line's start), LB_LOADS predecessors loaded at once. */
+template <typename Acc>
+__device__ Acc skss__op_lookback(const skss__op_u64 *self, ptrdiff_t stride, int count, int epoch) {
+  constexpr int N = skss__op_words<Acc>(), G = SKSS__OP_LB_LOADS;
+  Acc sum = 0;
   unsigned ns = 32;
-  for (;;) {
-    const int q = q0 + lane;
-    /* lanes past the line's start stop the look-back like an inclusive prefix of zero */
-    const int state = q <= line.count ? line.state(q) : SKSS__OP_INCLUSIVE;
-    const unsigned stops = __ballot_sync(SKSS__OP_FULL_MASK, state == SKSS__OP_INCLUSIVE);
-    const int n = stops ? __ffs(stops) - 1 : 32;
-    const unsigned nearer = n == 32 ? SKSS__OP_FULL_MASK : (1u << n) - 1u;
-    if (!(__ballot_sync(SKSS__OP_FULL_MASK, state == SKSS__OP_PENDING) & nearer))
-      return n + (n < 32 && q0 + n <= line.count ? SKSS__OP_LB_INCL : 0);
-    if (!published) line.publish_aggregate();
-    published = true;
-    /* spin-wait: the pending predecessors hold earlier tickets, so their blocks are running. */
-    __nanosleep(ns);
-    ns = ns < 256 ? ns * 2 : 256;
-  }
-}
-
-/* The whole block: the carry of element e < ELEMS (returned in thread e)
- * from the tile's predecessors along `line`, by decoupled look-back
- * (Merrill & Garland): warp 0 reads 32 predecessors' states at once, then
- * the THREADS / ELEMS threads of each element add, each every PARTS-th of
- * the window's terms (the aggregates of the nearest predecessors and the
- * first inclusive prefix), LB_LOADS loads in flight, and thread e adds
- * their partial sums. */
-template <typename Acc, int ELEMS, typename Line>
-__device__ Acc skss__op_lookback(const Line &line, bool published, skss__op_shared<Acc> &sh) {
-  constexpr int PARTS = SKSS__OP_THREADS / ELEMS;
-  static_assert(SKSS__OP_THREADS % ELEMS == 0, "whole threads per carry element");
-  const int e = threadIdx.x % ELEMS, part = threadIdx.x / ELEMS;
-  Acc carry = 0;
-  for (int q0 = 1;;) {
-    if (threadIdx.x < 32) {
-      const int window = skss__op_poll(line, q0, published);
-      if (threadIdx.x == 0) sh.window = window;
-    }
-    /* the window is in shared memory, and warp 0's acquires precede every thread's reads */
-    __syncthreads();
-    const int window = sh.window, n = window % SKSS__OP_LB_INCL;
-    const int terms = n + (window >= SKSS__OP_LB_INCL); /* term n: the inclusive prefix */
-    for (int k0 = part; k0 < terms; k0 += PARTS * SKSS__OP_LB_LOADS) {
-      Acc v[SKSS__OP_LB_LOADS];
+  for (int done = 0; done < count;) {
+    skss__op_u64 raw[G][N];
 #pragma unroll
-      for (int i = 0; i < SKSS__OP_LB_LOADS; i++) {
-        const int k = k0 + i * PARTS;
-        v[i] = k < n ? line.aggregate(q0 + k, e) : k < terms ? line.inclusive(q0 + k, e) : Acc(0);
+    for (int g = 0; g < G; g++) {
+      const skss__op_u64 *w = self - (ptrdiff_t)(done + g + 1) * stride;
+#pragma unroll
+      for (int i = 0; i < N; i++)
+        raw[g][i] = done + g < count
+                        ? cuda::atomic_ref<skss__op_u64, cuda::thread_scope_device>(
+                              const_cast<skss__op_u64 &>(w[i]))
+                              .load(cuda::memory_order_relaxed)
+                        : 0;
+    }
+    bool more = true, finished = false;
+    int took = 0;
+#pragma unroll
+    for (int g = 0; g < G; g++) {
+      if (!more) continue;
+      if (done + g >= count) { /* the line's start: nothing before it */
+        finished = true;
+        more = false;
+        continue;
       }
-#pragma unroll
-      for (int i = 0; i < SKSS__OP_LB_LOADS; i++)
-        if (k0 + i * PARTS < terms) carry += v[i];
+      Acc v;
+      const int kind = skss__op_decode<Acc>(raw[g], epoch, v);
+      if (kind == SKSS__OP_PENDING) {
+        more = false;
+        continue;
+      }
+      sum += v;
+      took++;
+      if (kind == SKSS__OP_INCLUSIVE) {
+        finished = true;
+        more = false;
+      }
     }
-    if (n < 32) break;
-    q0 += 32;
-    /* every thread has read the window before warp 0 rewrites it */
-    __syncthreads();
-  }
-  if (PARTS == 1) return carry;
-  sh.partial[threadIdx.x] = carry;
-  /* the partial sums are in shared memory */
-  __syncthreads();
-  if (part == 0) {
-#pragma unroll
-    for (int k = 1; k < PARTS; k++) carry += sh.partial[k * ELEMS + e];
-  }
-  return carry;
-}
-
-/* Step 2: each row's sum left of the tile into sh.row_carry and, for the
- * tile to the right, the rows' sums up to this tile's last column. */
-template <typename Acc>
-__device__ void skss__op_row_carries(const skss__op_tiles &g, const skss__op_tile &tl,
-                                     skss__op_shared<Acc> &sh) {
-  Acc *vals = static_cast<Acc *>(g.row_vals) + (size_t)tl.t * 2 * SKSS__OP_TILE_H;
-  const skss__op_row_line<Acc> line = {g.ta, vals, sh, tl.t, tl.tp};
-  const bool has_next = tl.tp + 1 < g.across;
-  const int r = threadIdx.x;
-  Acc carry = 0;
-  if (tl.tp > 0) {
-    if (g.eager && has_next && threadIdx.x < 32) line.publish_aggregate();
-    carry = skss__op_lookback<Acc, SKSS__OP_TILE_H>(line, g.eager || !has_next, sh);
-  }
-  if (r < SKSS__OP_TILE_H) {
-    sh.row_carry[r] = carry;
-    if (has_next) __stcg(vals + SKSS__OP_TILE_H + r, carry + sh.row_total[r]);
-  }
-  /* the row carries are in shared memory and the inclusive prefixes written */
-  __syncthreads();
-  if (has_next && threadIdx.x == 0) skss__op_publish(g.ta, tl.t, SKSS__OP_INCLUSIVE);
-}
-
-/* Step 4: the table's row above the tile into sh.col_carry and, for the
- * tile below, this tile's last output row. */
-template <typename Acc>
-__device__ void skss__op_col_carries(const skss__sat_dev_plane &p, const skss__op_tiles &g,
-                                     const skss__op_tile &tl, skss__op_shared<Acc> &sh) {
-  Acc *vals = static_cast<Acc *>(g.col_vals) +
-              ((size_t)tl.tp * g.down + tl.ts) * SKSS__OP_TILE_W;
-  const skss__op_col_line<Acc> line = {g.ta, vals, sh, p, tl.t, tl.ts, g.across, g.count, tl.r0, tl.c0};
-  const bool has_next = tl.ts + 1 < g.down;
-  const int e = threadIdx.x, c = e % SKSS__OP_VEC, l = e / SKSS__OP_VEC;
-  Acc carry = 0;
-  if (tl.ts > 0) {
-    if (g.eager && has_next && threadIdx.x < 32) line.publish_aggregate();
-    carry = skss__op_lookback<Acc, SKSS__OP_TILE_W>(line, g.eager || !has_next, sh);
-  }
-  if (e < SKSS__OP_TILE_W) {
-    sh.col_carry[c][l] = carry;
-    if (has_next && tl.c0 + e < p.width) {
-      /* the tile is full height: its last row is the carry plus every warp's totals */
-#pragma unroll
-      for (int w = 0; w < SKSS__OP_WARPS; w++) carry += sh.warp_cols[w][c][l];
-      __stcg(reinterpret_cast<Acc *>(p.out + (size_t)(tl.r0 + SKSS__OP_TILE_H - 1) * p.out_pitch) +
-                 tl.c0 + e,
-             carry);
+    if (finished) return sum;
+    done += took;
+    if (took == 0) {
+      /* spin-wait: the pending predecessor holds an earlier ticket, so its block is running */
+      __nanosleep(ns);
+      ns = ns < 256 ? ns * 2 : 256;
     }
   }
-  /* the column carries are in shared memory and the last row written */
-  __syncthreads();
-  if (has_next && threadIdx.x == 0) skss__op_publish(g.ta, (int64_t)g.count + tl.t, SKSS__OP_INCLUSIVE);
+  return sum;
 }
 
-/* The whole tile `t` (steps 1-5 of the header). */
+/* The whole tile `t` (see the header). */
 template <typename In, typename Acc>
 __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
                                                  const skss__op_tiles &g, int t,
                                                  skss__op_shared<Acc> &sh) {
+  constexpr int N = skss__op_words<Acc>();
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  skss__op_tile tl;
-  tl.t = t;
-  tl.ts = t / g.across;
-  tl.tp = t - tl.ts * g.across;
-  tl.r0 = (int64_t)tl.ts * SKSS__OP_TILE_H;
-  tl.c0 = (int64_t)tl.tp * SKSS__OP_TILE_W;
-  const int64_t row0 = tl.r0 + warp * SKSS__OP_RPW, col = tl.c0 + lane * SKSS__OP_VEC;
+  const int ts = t / g.across, tp = t - ts * g.across;
+  const int64_t r0 = (int64_t)ts * SKSS__OP_TILE_H, c0 = (int64_t)tp * SKSS__OP_TILE_W;
+  const int64_t row0 = r0 + warp * SKSS__OP_RPW, col = c0 + lane * SKSS__OP_VEC;
   const int first = warp * SKSS__OP_RPW; /* the warp's first row within the tile */
+  const bool has_below = ts + 1 < g.down, has_right = tp + 1 < g.across;
 
+  /* 1. load; each row's prefix within the tile, then down the warp's rows */
   Acc x[SKSS__OP_RPW][SKSS__OP_VEC];
 #pragma unroll
   for (int k = 0; k < SKSS__OP_RPW; k++) skss__op_load_row<In, Acc>(p, row0 + k, col, g.vec_in, x[k]);
@@ -438,39 +313,81 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
     const Acc total = skss__op_scan_row<Acc>(x[k]);
     if (lane == 31) sh.row_total[first + k] = total;
   }
-  /* row totals are in shared memory */
-  __syncthreads();
-  skss__op_row_carries<Acc>(g, tl, sh);
-  Acc colsum[SKSS__OP_VEC];
 #pragma unroll
-  for (int c = 0; c < SKSS__OP_VEC; c++) colsum[c] = 0;
+  for (int k = 1; k < SKSS__OP_RPW; k++) {
 #pragma unroll
-  for (int k = 0; k < SKSS__OP_RPW; k++) {
-    const Acc left = sh.row_carry[first + k];
-#pragma unroll
-    for (int c = 0; c < SKSS__OP_VEC; c++) x[k][c] = colsum[c] += left + x[k][c];
+    for (int c = 0; c < SKSS__OP_VEC; c++) x[k][c] += x[k - 1][c];
   }
 #pragma unroll
-  for (int c = 0; c < SKSS__OP_VEC; c++) sh.warp_cols[warp][c][lane] = colsum[c];
-  /* warp totals are in shared memory */
+  for (int c = 0; c < SKSS__OP_VEC; c++) sh.warp_cols[warp][c][lane] = x[SKSS__OP_RPW - 1][c];
+  /* row and warp totals are in shared memory */
   __syncthreads();
-  skss__op_col_carries<Acc>(p, g, tl, sh);
+
+  /* 2. the aggregates: thread (w, l) has column l * VEC + w, lanes < RPW the warp's rows */
+  const int row = first + lane;
+  const bool row_duty = lane < SKSS__OP_RPW;
+  skss__op_u64 *col_word = g.cols + ((size_t)t * SKSS__OP_TILE_W + threadIdx.x) * N;
+  skss__op_u64 *row_word = g.rows + ((size_t)t * SKSS__OP_TILE_H + row) * N;
+  Acc col_total = 0, row_total = 0;
+#pragma unroll
+  for (int w = 0; w < SKSS__OP_WARPS; w++) col_total += sh.warp_cols[w][warp][lane];
+  if (has_below) skss__op_put<Acc>(col_word, col_total, g.ta.epoch, SKSS__OP_AGGREGATE);
+  if (row_duty) {
+    row_total = sh.row_total[row];
+    if (has_right) skss__op_put<Acc>(row_word, row_total, g.ta.epoch, SKSS__OP_AGGREGATE);
+  }
+
+  /* 3. the look-backs, each inclusive published as soon as it is known */
+  const Acc above = ts > 0 ? skss__op_lookback<Acc>(col_word, (ptrdiff_t)g.across * SKSS__OP_TILE_W * N,
+                                                    ts, g.ta.epoch)
+                           : Acc(0);
+  if (has_below) {
+    skss__op_put<Acc>(col_word, above + col_total, g.ta.epoch, SKSS__OP_INCLUSIVE);
+    /* the last column's: the corner scan's aggregate for the tile row below */
+    if (has_right && threadIdx.x == SKSS__OP_THREADS - 1)
+      skss__op_put<Acc>(g.corners + (size_t)t * N, above + col_total, g.ta.epoch,
+                        SKSS__OP_AGGREGATE);
+  }
+  sh.col_above[warp][lane] = above;
+  if (row_duty) {
+    const Acc left = tp > 0 ? skss__op_lookback<Acc>(row_word, (ptrdiff_t)SKSS__OP_TILE_H * N, tp,
+                                                     g.ta.epoch)
+                            : Acc(0);
+    if (has_right) skss__op_put<Acc>(row_word, left + row_total, g.ta.epoch, SKSS__OP_INCLUSIVE);
+    sh.row_left[row] = left;
+  }
+  if (threadIdx.x == 0)
+    /* S(r0 - 1, c0 - 1): along the tile row above, from the tile above-left back */
+    sh.corner = ts > 0 && tp > 0
+                    ? skss__op_lookback<Acc>(g.corners + ((size_t)t - g.across) * N, N, tp, g.ta.epoch)
+                    : Acc(0);
+  /* every carry is in shared memory */
+  __syncthreads();
+
+  /* 4. the outputs: corner + above + left (down the tile's rows) + local */
   Acc top[SKSS__OP_VEC];
 #pragma unroll
   for (int c = 0; c < SKSS__OP_VEC; c++) {
-    top[c] = sh.col_carry[c][lane];
+    top[c] = sh.corner + sh.col_above[c][lane];
 #pragma unroll
     for (int w = 0; w < SKSS__OP_WARPS - 1; w++)
       if (w < warp) top[c] += sh.warp_cols[w][c][lane];
   }
-  const bool last_row_stored = tl.ts + 1 < g.down && warp == SKSS__OP_WARPS - 1;
+  Acc left = 0;
+#pragma unroll
+  for (int r = 0; r < SKSS__OP_TILE_H - SKSS__OP_RPW; r++)
+    if (r < first) left += sh.row_left[r];
 #pragma unroll
   for (int k = 0; k < SKSS__OP_RPW; k++) {
-    if (last_row_stored && k == SKSS__OP_RPW - 1) continue;
+    left += sh.row_left[first + k];
 #pragma unroll
-    for (int c = 0; c < SKSS__OP_VEC; c++) x[k][c] = top[c] + x[k][c];
+    for (int c = 0; c < SKSS__OP_VEC; c++) x[k][c] = top[c] + left + x[k][c];
     skss__op_store_row<true>(p, row0 + k, col, g.vec_out, x[k]);
   }
+  /* the bottom-right output: the corner scan's inclusive for the tile row below */
+  if (has_below && has_right && threadIdx.x == SKSS__OP_THREADS - 1)
+    skss__op_put<Acc>(g.corners + (size_t)t * N, x[SKSS__OP_RPW - 1][SKSS__OP_VEC - 1], g.ta.epoch,
+                      SKSS__OP_INCLUSIVE);
 }
 
 template <typename In, typename Acc>
@@ -479,67 +396,42 @@ __global__ void __launch_bounds__(SKSS__OP_THREADS, sizeof(Acc) == 4
                                                         : SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_8B)
     skss__sat_onepass_kernel(skss__sat_dev_plane p, skss__op_tiles g) {
   __shared__ skss__op_shared<Acc> sh;
-  /* relaxed: the ticket only orders tiles; data is published by the states. */
+  /* relaxed: the ticket only orders tiles; data is published by the carry words. */
   if (threadIdx.x == 0) sh.tile = (int)(atomicAdd(g.ta.ticket, 1ull) - g.ta.ticket_base);
   /* the ticket is in shared memory */
   __syncthreads();
   skss__op_do_tile<In, Acc>(p, g, sh.tile, sh);
 }
 
-/* The tiling of a plane; false when the tile count (twice, for the
- * states) does not fit an int. */
+/* The tiling of a plane; false when the tile count does not fit an int. */
 static bool onepass_tiles(const skss__sat_dev_plane *plane, int *down, int *across) {
   const int64_t d = (plane->height + SKSS__OP_TILE_H - 1) / SKSS__OP_TILE_H;
   const int64_t a = (plane->width + SKSS__OP_TILE_W - 1) / SKSS__OP_TILE_W;
-  if (d > INT_MAX / 2 || a > INT_MAX / 2 || d * a > INT_MAX / 2) return false;
+  if (d > INT_MAX || a > INT_MAX || d * a > INT_MAX) return false;
   *down = (int)d;
   *across = (int)a;
   return true;
 }
 
-/* Scratch bytes: the row carries, then the column aggregates (the states are epoch flags). */
-static size_t onepass_scratch_bytes(int count, size_t acc_size, size_t *row_at, size_t *col_at) {
-  *row_at = 0;
-  *col_at = *row_at + skss__cuda_align((size_t)count * 2 * SKSS__OP_TILE_H * acc_size);
-  return *col_at + skss__cuda_align((size_t)count * SKSS__OP_TILE_W * acc_size);
-}
-
-struct skss__sat_onepass_acc_size {
-  template <typename In, typename Acc>
-  static skss_status run(size_t *size) {
-    *size = sizeof(Acc);
-    return SKSS_OK;
-  }
-};
-
 struct skss__sat_onepass_launch {
   template <typename In, typename Acc>
-  static skss_status run(skss_ctx *ctx, const skss__sat_dev_plane *plane, void *scratch, int down,
-                         int across) {
+  static skss_status run(skss_ctx *ctx, const skss__sat_dev_plane *plane, int down, int across) {
+    constexpr int N = skss__op_words<Acc>();
     cudaStream_t stream = skss__cuda(ctx)->stream;
-    int per_sm = 0, sms = 0;
-    SKSS_CUDA_TRY(ctx, FN,
-                  cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &per_sm, skss__sat_onepass_kernel<In, Acc>, SKSS__OP_THREADS, 0));
-    SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-                                                  skss__cuda(ctx)->device));
     skss__op_tiles g = {};
     g.down = down;
     g.across = across;
     g.count = down * across;
-    const int64_t resident = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
-    size_t row_at = 0, col_at = 0;
-    onepass_scratch_bytes(g.count, sizeof(Acc), &row_at, &col_at);
-    g.row_vals = static_cast<uint8_t *>(scratch) + row_at;
-    g.col_vals = static_cast<uint8_t *>(scratch) + col_at;
-    /* every tile runs at once: its predecessors are working too, publish aggregates early */
-    g.eager = g.count <= resident;
     const size_t in_vec = sizeof(In) * SKSS__OP_VEC, out_vec = sizeof(Acc) * SKSS__OP_VEC;
     g.vec_in = (uintptr_t)plane->in % in_vec == 0 && plane->in_pitch % in_vec == 0;
     g.vec_out = (uintptr_t)plane->out % out_vec == 0 && plane->out_pitch % out_vec == 0;
-    /* epoch-stamped states and a running ticket: no reset launch before the kernel */
-    skss_status st = skss__cuda_epoch_flags_take(ctx, FN, 2 * (size_t)g.count, (unsigned long long)g.count, &g.ta);
+    /* the carry words are epoch flags (two ints each): nothing to reset before the kernel */
+    const size_t words = onepass_words(g.count, sizeof(Acc));
+    skss_status st = skss__cuda_epoch_flags_take(ctx, FN, 2 * words, (unsigned long long)g.count, &g.ta);
     if (st != SKSS_OK) return st;
+    g.rows = reinterpret_cast<skss__op_u64 *>(g.ta.words);
+    g.cols = g.rows + (size_t)g.count * SKSS__OP_TILE_H * N;
+    g.corners = g.cols + (size_t)g.count * SKSS__OP_TILE_W * N;
     skss__sat_onepass_kernel<In, Acc><<<g.count, SKSS__OP_THREADS, 0, stream>>>(*plane, g);
     if (cudaPeekAtLastError() != cudaSuccess) skss__cuda_epoch_flags_abandon(ctx);
     SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
@@ -549,24 +441,22 @@ struct skss__sat_onepass_launch {
 
 size_t skss__cuda_sat_onepass_scratch(skss_ctx *ctx, int algorithm,
                                       const skss__sat_dev_plane *plane) {
+  /* the carries live in the context's epoch flags, not in the arena */
   (void)ctx;
   (void)algorithm;
-  int down = 0, across = 0;
-  size_t acc_size = 0, row_at = 0, col_at = 0;
-  if (!onepass_tiles(plane, &down, &across)) return 0; /* the run reports it */
-  if (skss__sat_by_pair<skss__sat_onepass_acc_size>(plane->pair, &acc_size) != SKSS_OK) return 0;
-  return onepass_scratch_bytes(down * across, acc_size, &row_at, &col_at);
+  (void)plane;
+  return 0;
 }
 
 skss_status skss__cuda_sat_onepass(skss_ctx *ctx, int algorithm, const skss__sat_dev_plane *plane,
                                    void *scratch) {
   (void)algorithm;
+  (void)scratch;
   int down = 0, across = 0;
   if (!onepass_tiles(plane, &down, &across))
     return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: %lld x %lld has too many tiles", FN,
                       (long long)plane->height, (long long)plane->width);
   if ((unsigned)plane->pair >= (unsigned)SKSS__SAT_PAIR_COUNT)
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: unknown SAT type pair %d", FN, (int)plane->pair);
-  return skss__sat_by_pair<skss__sat_onepass_launch>(plane->pair, ctx, plane, scratch, down,
-                                                     across);
+  return skss__sat_by_pair<skss__sat_onepass_launch>(plane->pair, ctx, plane, down, across);
 }
