@@ -66,8 +66,8 @@
 #define SKSS_CUDA_SAT_ONEPASS_WARPS 4
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP 8
 #define SKSS_CUDA_SAT_ONEPASS_VEC 4
-#define SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_4B 8
-#define SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_8B 4
+#define SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_4B 12
+#define SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_8B 6
 /* Loads in flight per thread when a look-back adds up a window of
  * predecessors (8 measured faster than 16, which spills more). */
 #define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 4
