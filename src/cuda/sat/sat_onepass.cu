@@ -58,7 +58,8 @@ static const char *const FN = "skss_sat()";
 #define SKSS__OP_LB_LOADS SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS
 #define SKSS__OP_FULL_MASK 0xffffffffu
 static_assert(SKSS__OP_THREADS == SKSS__OP_TILE_W, "thread e looks back along column e");
-static_assert(SKSS__OP_RPW <= 32, "lanes 0 .. RPW - 1 of a warp look back along its rows");
+static_assert(SKSS__OP_TILE_H == 32 && SKSS__OP_WARPS >= 3,
+              "the last warp looks back along the rows, lane r along row r; warp 1 the corner");
 
 /* A carry word's kind (the tag less epoch * 4); 0 is "nothing yet". */
 enum { SKSS__OP_PENDING = 0, SKSS__OP_AGGREGATE = 1, SKSS__OP_INCLUSIVE = 2 };
@@ -417,9 +418,11 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   /* row totals and every warp's table (its last row: its column totals) are in shared memory */
   __syncthreads();
 
-  /* 2. the aggregates: thread e has column e, lanes < RPW of a warp its rows */
-  const int row = first + lane;
-  const bool row_duty = lane < SKSS__OP_RPW;
+  /* 2. the aggregates: thread e has column e, lane r of the last warp row r */
+  /* the row, corner and column look-backs run on different threads after the
+   * column one: the tile waits for the longer chain, not for all three */
+  const int row = lane;
+  const bool row_duty = warp == SKSS__OP_WARPS - 1;
   skss__op_u64 *col_word = g.cols + ((size_t)t * SKSS__OP_TILE_W + threadIdx.x) * N;
   skss__op_u64 *row_word = g.rows + ((size_t)t * SKSS__OP_TILE_H + row) * N;
   Acc col_total = 0, row_total = 0;
@@ -450,7 +453,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
     if (has_right) skss__op_put<Acc>(row_word, left + row_total, g.ta.epoch, SKSS__OP_INCLUSIVE);
     sh.row_left[row] = left;
   }
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 32)
     /* S(r0 - 1, c0 - 1): along the tile row above, from the tile above-left back */
     sh.corner = ts > 0 && tp > 0
                     ? skss__op_lookback<Acc>(g.corners + ((size_t)t - g.across) * N, N, tp, g.ta.epoch)
