@@ -57,20 +57,26 @@
 /* ---- SAT: one pass, ours (sat/sat_onepass.cu) ---- */
 /* A block of WARPS warps works on one tile of WARPS * ROWS_PER_WARP rows by
  * 32 * VEC columns (each lane VEC adjacent columns: 16-byte accesses of
- * 4-byte elements): 4 x 8 x 4 gives 32 x 128 tiles, 8 independent row loads
- * in flight per warp. Tiles wait on their neighbours' carries (look-back),
- * so throughput comes from many tiles per SM: the launch bound keeps 4-byte
- * accumulators within 64 registers (8 blocks, 32 warps per SM; a few bytes
- * spill, still faster on the H100 than 6 blocks at 80 registers, or 8-warp
- * blocks of 32 x 128 and 64 x 128 tiles), 8-byte ones within 128. */
+ * 4-byte elements), held in shared memory while its carries are found.
+ * Tiles wait on their neighbours' carries (look-back), so throughput comes
+ * from many tiles in flight: SMEM_16KB_TILES 16 KB tiles fit an SM's shared
+ * memory (12 x 17 KB with the carries), 6 of 32 KB. H200, f32 16K (us):
+ * 32 x 128 tiles in registers (8 an SM) 931, in shared memory (12 an SM)
+ * 668, 64 x 128 tiles (6 an SM) 630: a tall tile waits on as many
+ * look-backs as a short one for twice the bytes. At 1K 32 x 128 is faster
+ * (9.9 us against 11.5: more tiles to run at once), so the tall shape runs
+ * where its tiles fill the GPU once (4-byte sums; 8-byte ones take the
+ * short shape, 32 KB). */
 #define SKSS_CUDA_SAT_ONEPASS_WARPS 4
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP 8
+#define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL 16
 #define SKSS_CUDA_SAT_ONEPASS_VEC 4
-#define SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_4B 12
-#define SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_8B 6
-/* Loads in flight per thread when a look-back adds up a window of
- * predecessors (8 measured faster than 16, which spills more). */
-#define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 4
+#define SKSS_CUDA_SAT_ONEPASS_SMEM_16KB_TILES 12
+/* Predecessors a thread loads at once in a look-back: 8, or 4 where 12
+ * blocks an SM leave 40 registers a thread (8 spills there: 0.79 ms against
+ * 0.67 at f32 16K). */
+#define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 8
+#define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS_TIGHT 4
 
 /* ---- SAT: what AUTO runs on the CUDA backend (sat/sat_dispatch.cu) ----
  * Measured per size and type on the H100 and the H200 (bench/results/gpu-*;

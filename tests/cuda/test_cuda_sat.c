@@ -283,6 +283,30 @@ static void test_stress_more_strips_than_resident_warps(void **state) {
   skss_ctx_destroy(ref);
 }
 
+/* onepass runs tall tiles (64 rows of 4-byte sums) where they fill the GPU
+ * once (sat_onepass.cu): every 4-byte pair on a table large enough for them
+ * on any GPU of up to 180 SMs, device pointers, both layouts, a pitch. */
+static void test_onepass_tall_tiles(void **state) {
+  (void)state;
+  if (small_only()) skip();
+  skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU, 0);
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 3);
+  for (size_t k = 0; k < N_PAIRS; k++) {
+    if (skss_dtype_size(PAIRS[k].out) != 4) continue;
+    run_spec spec = {SKSS_SAT_ONEPASS, PAIRS[k], 4099, 2053, SKSS_SAT_INCLUSIVE, (int)(k % 2), 1, 0, 0};
+    run_one(cuda, ref, &r, &spec);
+    if (k == 0) {
+      spec.layout = SKSS_SAT_PADDED;
+      spec.in_pad = 16;
+      spec.out_pad = 4;
+      run_one(cuda, ref, &r, &spec);
+    }
+  }
+  skss_ctx_destroy(cuda);
+  skss_ctx_destroy(ref);
+}
+
 int main(void) {
   if (!skss_backend_built(SKSS_BACKEND_CUDA) || skss_device_count() == 0) {
     printf("no CUDA backend or no GPU: skipped\n");
@@ -293,6 +317,7 @@ int main(void) {
       cmocka_unit_test(test_callers_stream_and_auto),
       cmocka_unit_test(test_empty_inputs_write_the_padded_border),
       cmocka_unit_test(test_stress_more_strips_than_resident_warps),
+      cmocka_unit_test(test_onepass_tall_tiles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,16 +50,26 @@
 static const char *const FN = "skss_sat()";
 
 #define SKSS__OP_WARPS SKSS_CUDA_SAT_ONEPASS_WARPS
-#define SKSS__OP_RPW SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP
 #define SKSS__OP_VEC SKSS_CUDA_SAT_ONEPASS_VEC
 #define SKSS__OP_THREADS (SKSS__OP_WARPS * 32)
-#define SKSS__OP_TILE_H (SKSS__OP_WARPS * SKSS__OP_RPW)
 #define SKSS__OP_TILE_W (32 * SKSS__OP_VEC)
-#define SKSS__OP_LB_LOADS SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS
 #define SKSS__OP_FULL_MASK 0xffffffffu
 static_assert(SKSS__OP_THREADS == SKSS__OP_TILE_W, "thread e looks back along column e");
-static_assert(SKSS__OP_TILE_H == 32 && SKSS__OP_WARPS >= 3,
-              "the last warp looks back along the rows, lane r along row r; warp 1 the corner");
+/* A tile shape: WARPS warps of RPW rows (TILE_H rows) by TILE_W columns of
+ * Acc, kept in shared memory (48 KB at most); BLOCKS of them fit an SM,
+ * which bounds the registers, and so the look-back's loads in flight. */
+template <typename Acc, int RPW_>
+struct skss__op_shape {
+  static constexpr int RPW = RPW_, TILE_H = SKSS__OP_WARPS * RPW_;
+  static constexpr int BLOCKS =
+      SKSS_CUDA_SAT_ONEPASS_SMEM_16KB_TILES * 16384 / (TILE_H * SKSS__OP_TILE_W * (int)sizeof(Acc));
+  static constexpr int LB_LOADS = BLOCKS >= SKSS_CUDA_SAT_ONEPASS_SMEM_16KB_TILES
+                                      ? SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS_TIGHT
+                                      : SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS;
+  static_assert(TILE_H % 32 == 0 && TILE_H <= SKSS__OP_THREADS - 64,
+                "the last warps look back along the rows, one thread a row; thread 32 the corner");
+  static_assert(TILE_H * SKSS__OP_TILE_W * sizeof(Acc) <= 40 * 1024, "a tile in static shared memory");
+};
 
 /* A carry word's kind (the tag less epoch * 4); 0 is "nothing yet". */
 enum { SKSS__OP_PENDING = 0, SKSS__OP_AGGREGATE = 1, SKSS__OP_INCLUSIVE = 2 };
@@ -84,20 +94,21 @@ constexpr int skss__op_words() {
 }
 
 /* Carry words of all three kinds for `count` tiles. */
-static size_t onepass_words(int count, size_t acc_size) {
-  return (size_t)count * (SKSS__OP_TILE_H + SKSS__OP_TILE_W + 1) * (acc_size / 4);
+template <typename S, typename Acc>
+static size_t onepass_words(int count) {
+  return (size_t)count * (S::TILE_H + SKSS__OP_TILE_W + 1) * skss__op_words<Acc>();
 }
 
 /* What a block shares while it works on one tile. */
-template <typename Acc>
+template <typename S, typename Acc>
 struct skss__op_shared {
   /* the tile: loaded here (asynchronously, as stored in global memory, where
    * aligned), then its own table down each warp's rows; the data lives in
    * shared memory, not registers, so that more tiles fit an SM */
-  alignas(16) Acc tile[SKSS__OP_TILE_H][SKSS__OP_TILE_W];
+  alignas(16) Acc tile[S::TILE_H][SKSS__OP_TILE_W];
   alignas(16) Acc col_above[SKSS__OP_TILE_W]; /* above(c) */
-  Acc row_total[SKSS__OP_TILE_H];             /* each row's sum within the tile */
-  Acc row_left[SKSS__OP_TILE_H];              /* each row's sum left of the tile */
+  Acc row_total[S::TILE_H];             /* each row's sum within the tile */
+  Acc row_left[S::TILE_H];              /* each row's sum left of the tile */
   Acc corner;
   int ticket; /* the block's */
 };
@@ -287,9 +298,9 @@ __device__ __forceinline__ int skss__op_decode(const skss__op_u64 (&raw)[skss__o
  * `count` along a line, predecessor q's words at self - q * stride, by
  * decoupled look-back: aggregates are added until an inclusive (or the
  * line's start), LB_LOADS predecessors loaded at once. */
-template <typename Acc>
+template <typename Acc, int G>
 __device__ Acc skss__op_lookback(const skss__op_u64 *self, ptrdiff_t stride, int count, int epoch) {
-  constexpr int N = skss__op_words<Acc>(), G = SKSS__OP_LB_LOADS;
+  constexpr int N = skss__op_words<Acc>();
   Acc sum = 0;
   unsigned ns = 32;
   for (int done = 0; done < count;) {
@@ -371,24 +382,24 @@ __device__ __forceinline__ void skss__op_diagonal_tile(int t, int down, int acro
 }
 
 /* The whole tile of ticket `t` (see the header). */
-template <typename In, typename Acc>
+template <typename S, typename In, typename Acc>
 __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
                                                  const skss__op_tiles &g, int ticket,
-                                                 skss__op_shared<Acc> &sh) {
-  constexpr int N = skss__op_words<Acc>();
+                                                 skss__op_shared<S, Acc> &sh) {
+  constexpr int N = skss__op_words<Acc>(), RPW = S::RPW, TILE_H = S::TILE_H;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   int ts, tp;
   skss__op_diagonal_tile(ticket, g.down, g.across, ts, tp);
   const int t = ts * g.across + tp; /* the tile's row-major index: where its words are */
-  const int64_t r0 = (int64_t)ts * SKSS__OP_TILE_H, c0 = (int64_t)tp * SKSS__OP_TILE_W;
-  const int64_t row0 = r0 + warp * SKSS__OP_RPW, col = c0 + lane * SKSS__OP_VEC;
-  const int first = warp * SKSS__OP_RPW; /* the warp's first row within the tile */
+  const int64_t r0 = (int64_t)ts * TILE_H, c0 = (int64_t)tp * SKSS__OP_TILE_W;
+  const int64_t row0 = r0 + warp * RPW, col = c0 + lane * SKSS__OP_VEC;
+  const int first = warp * RPW; /* the warp's first row within the tile */
   const bool has_below = ts + 1 < g.down, has_right = tp + 1 < g.across;
 
   /* 1. load (own slots only: no barrier before reading them back) */
   unsigned raw_rows = 0; /* rows whose slot holds raw inputs */
 #pragma unroll
-  for (int k = 0; k < SKSS__OP_RPW; k++)
+  for (int k = 0; k < RPW; k++)
     if (skss__op_copy_row<In, Acc>(p, row0 + k, col, g.vec_in, &sh.tile[first + k][lane * SKSS__OP_VEC]))
       raw_rows |= 1u << k;
   __pipeline_commit();
@@ -398,7 +409,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
 #pragma unroll
   for (int c = 0; c < SKSS__OP_VEC; c++) colsum[c] = 0;
 #pragma unroll
-  for (int k = 0; k < SKSS__OP_RPW; k++) {
+  for (int k = 0; k < RPW; k++) {
     Acc *slot = &sh.tile[first + k][lane * SKSS__OP_VEC];
     Acc x[SKSS__OP_VEC];
     if (raw_rows >> k & 1) {
@@ -418,16 +429,16 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   /* row totals and every warp's table (its last row: its column totals) are in shared memory */
   __syncthreads();
 
-  /* 2. the aggregates: thread e has column e, lane r of the last warp row r */
+  /* 2. the aggregates: thread e has column e, the last TILE_H threads a row each */
   /* the row, corner and column look-backs run on different threads after the
    * column one: the tile waits for the longer chain, not for all three */
-  const int row = lane;
-  const bool row_duty = warp == SKSS__OP_WARPS - 1;
+  const int row = (int)threadIdx.x - (SKSS__OP_THREADS - TILE_H);
+  const bool row_duty = row >= 0;
   skss__op_u64 *col_word = g.cols + ((size_t)t * SKSS__OP_TILE_W + threadIdx.x) * N;
-  skss__op_u64 *row_word = g.rows + ((size_t)t * SKSS__OP_TILE_H + row) * N;
+  skss__op_u64 *row_word = g.rows + ((size_t)t * TILE_H + row) * N;
   Acc col_total = 0, row_total = 0;
 #pragma unroll
-  for (int w = 0; w < SKSS__OP_WARPS; w++) col_total += sh.tile[w * SKSS__OP_RPW + SKSS__OP_RPW - 1][threadIdx.x];
+  for (int w = 0; w < SKSS__OP_WARPS; w++) col_total += sh.tile[w * RPW + RPW - 1][threadIdx.x];
   if (has_below) skss__op_put<Acc>(col_word, col_total, g.ta.epoch, SKSS__OP_AGGREGATE);
   if (row_duty) {
     row_total = sh.row_total[row];
@@ -435,7 +446,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   }
 
   /* 3. the look-backs, each inclusive published as soon as it is known */
-  const Acc above = ts > 0 ? skss__op_lookback<Acc>(col_word, (ptrdiff_t)g.across * SKSS__OP_TILE_W * N,
+  const Acc above = ts > 0 ? skss__op_lookback<Acc, S::LB_LOADS>(col_word, (ptrdiff_t)g.across * SKSS__OP_TILE_W * N,
                                                     ts, g.ta.epoch)
                            : Acc(0);
   if (has_below) {
@@ -447,7 +458,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   }
   sh.col_above[threadIdx.x] = above;
   if (row_duty) {
-    const Acc left = tp > 0 ? skss__op_lookback<Acc>(row_word, (ptrdiff_t)SKSS__OP_TILE_H * N, tp,
+    const Acc left = tp > 0 ? skss__op_lookback<Acc, S::LB_LOADS>(row_word, (ptrdiff_t)TILE_H * N, tp,
                                                      g.ta.epoch)
                             : Acc(0);
     if (has_right) skss__op_put<Acc>(row_word, left + row_total, g.ta.epoch, SKSS__OP_INCLUSIVE);
@@ -456,7 +467,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   if (threadIdx.x == 32)
     /* S(r0 - 1, c0 - 1): along the tile row above, from the tile above-left back */
     sh.corner = ts > 0 && tp > 0
-                    ? skss__op_lookback<Acc>(g.corners + ((size_t)t - g.across) * N, N, tp, g.ta.epoch)
+                    ? skss__op_lookback<Acc, S::LB_LOADS>(g.corners + ((size_t)t - g.across) * N, N, tp, g.ta.epoch)
                     : Acc(0);
   /* every carry is in shared memory */
   __syncthreads();
@@ -470,17 +481,17 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   for (int w = 0; w < SKSS__OP_WARPS - 1; w++) {
     if (w >= warp) break;
     Acc above_warp[SKSS__OP_VEC]; /* the totals of a warp above: its table's last row */
-    skss__op_smem_get<Acc>(&sh.tile[w * SKSS__OP_RPW + SKSS__OP_RPW - 1][lane * SKSS__OP_VEC], above_warp);
+    skss__op_smem_get<Acc>(&sh.tile[w * RPW + RPW - 1][lane * SKSS__OP_VEC], above_warp);
 #pragma unroll
     for (int c = 0; c < SKSS__OP_VEC; c++) top[c] += above_warp[c];
   }
   Acc left = 0;
 #pragma unroll
-  for (int r = 0; r < SKSS__OP_TILE_H - SKSS__OP_RPW; r++)
+  for (int r = 0; r < TILE_H - RPW; r++)
     if (r < first) left += sh.row_left[r];
   Acc x[SKSS__OP_VEC];
 #pragma unroll
-  for (int k = 0; k < SKSS__OP_RPW; k++) {
+  for (int k = 0; k < RPW; k++) {
     left += sh.row_left[first + k];
     skss__op_smem_get<Acc>(&sh.tile[first + k][lane * SKSS__OP_VEC], x);
 #pragma unroll
@@ -493,22 +504,22 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
                       SKSS__OP_INCLUSIVE);
 }
 
-template <typename In, typename Acc>
-__global__ void __launch_bounds__(SKSS__OP_THREADS, sizeof(Acc) == 4
-                                                        ? SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_4B
-                                                        : SKSS_CUDA_SAT_ONEPASS_MIN_BLOCKS_8B)
+template <typename S, typename In, typename Acc>
+__global__ void __launch_bounds__(SKSS__OP_THREADS, S::BLOCKS)
     skss__sat_onepass_kernel(skss__sat_dev_plane p, skss__op_tiles g) {
-  __shared__ skss__op_shared<Acc> sh;
+  __shared__ skss__op_shared<S, Acc> sh;
   /* relaxed: the ticket only orders tiles; data is published by the carry words. */
   if (threadIdx.x == 0) sh.ticket = (int)(atomicAdd(g.ta.ticket, 1ull) - g.ta.ticket_base);
   /* the ticket is in shared memory */
   __syncthreads();
-  skss__op_do_tile<In, Acc>(p, g, sh.ticket, sh);
+  skss__op_do_tile<S, In, Acc>(p, g, sh.ticket, sh);
 }
 
 /* The tiling of a plane; false when the tile count does not fit an int. */
+template <typename S>
 static bool onepass_tiles(const skss__sat_dev_plane *plane, int *down, int *across) {
-  const int64_t d = (plane->height + SKSS__OP_TILE_H - 1) / SKSS__OP_TILE_H;
+  constexpr int TILE_H = S::TILE_H;
+  const int64_t d = (plane->height + TILE_H - 1) / TILE_H;
   const int64_t a = (plane->width + SKSS__OP_TILE_W - 1) / SKSS__OP_TILE_W;
   if (d > INT_MAX || a > INT_MAX || d * a > INT_MAX) return false;
   *down = (int)d;
@@ -516,33 +527,57 @@ static bool onepass_tiles(const skss__sat_dev_plane *plane, int *down, int *acro
   return true;
 }
 
+/* One plane in tiles of shape S. */
+template <typename S, typename In, typename Acc>
+static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) {
+  constexpr int N = skss__op_words<Acc>();
+  cudaStream_t stream = skss__cuda(ctx)->stream;
+  int down = 0, across = 0;
+  if (!onepass_tiles<S>(plane, &down, &across))
+    return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: %lld x %lld has too many tiles", FN,
+                      (long long)plane->height, (long long)plane->width);
+  skss__op_tiles g = {};
+  g.down = down;
+  g.across = across;
+  g.count = down * across;
+  const size_t in_vec = sizeof(In) * SKSS__OP_VEC, out_vec = sizeof(Acc) * SKSS__OP_VEC;
+  g.vec_in = (uintptr_t)plane->in % in_vec == 0 && plane->in_pitch % in_vec == 0;
+  g.vec_out = (uintptr_t)plane->out % out_vec == 0 && plane->out_pitch % out_vec == 0;
+  /* the carry words are epoch flags (two ints each): nothing to reset before the kernel */
+  const size_t words = onepass_words<S, Acc>(g.count);
+  skss_status st = skss__cuda_epoch_flags_take(ctx, FN, 2 * words, (unsigned long long)g.count, &g.ta);
+  if (st != SKSS_OK) return st;
+  g.rows = reinterpret_cast<skss__op_u64 *>(g.ta.words);
+  g.cols = g.rows + (size_t)g.count * S::TILE_H * N;
+  g.corners = g.cols + (size_t)g.count * SKSS__OP_TILE_W * N;
+  /* the tile is in shared memory: take the whole carveout for it (the kernel reads through L2) */
+  SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc>,
+                                              cudaFuncAttributePreferredSharedMemoryCarveout,
+                                              (int)cudaSharedmemCarveoutMaxShared));
+  skss__sat_onepass_kernel<S, In, Acc><<<g.count, SKSS__OP_THREADS, 0, stream>>>(*plane, g);
+  if (cudaPeekAtLastError() != cudaSuccess) skss__cuda_epoch_flags_abandon(ctx);
+  SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
+  return SKSS_OK;
+}
+
+/* Tall tiles (fewer look-backs a byte) where they fill the GPU at least
+ * once, short ones (more tiles, more parallelism) below that and for
+ * 8-byte sums (a tall tile of those would not fit static shared memory). */
 struct skss__sat_onepass_launch {
   template <typename In, typename Acc>
-  static skss_status run(skss_ctx *ctx, const skss__sat_dev_plane *plane, int down, int across) {
-    constexpr int N = skss__op_words<Acc>();
-    cudaStream_t stream = skss__cuda(ctx)->stream;
-    skss__op_tiles g = {};
-    g.down = down;
-    g.across = across;
-    g.count = down * across;
-    const size_t in_vec = sizeof(In) * SKSS__OP_VEC, out_vec = sizeof(Acc) * SKSS__OP_VEC;
-    g.vec_in = (uintptr_t)plane->in % in_vec == 0 && plane->in_pitch % in_vec == 0;
-    g.vec_out = (uintptr_t)plane->out % out_vec == 0 && plane->out_pitch % out_vec == 0;
-    /* the carry words are epoch flags (two ints each): nothing to reset before the kernel */
-    const size_t words = onepass_words(g.count, sizeof(Acc));
-    skss_status st = skss__cuda_epoch_flags_take(ctx, FN, 2 * words, (unsigned long long)g.count, &g.ta);
-    if (st != SKSS_OK) return st;
-    g.rows = reinterpret_cast<skss__op_u64 *>(g.ta.words);
-    g.cols = g.rows + (size_t)g.count * SKSS__OP_TILE_H * N;
-    g.corners = g.cols + (size_t)g.count * SKSS__OP_TILE_W * N;
-    /* the tile is in shared memory: take the whole carveout for it (the kernel reads through L2) */
-    SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<In, Acc>,
-                                                cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                (int)cudaSharedmemCarveoutMaxShared));
-    skss__sat_onepass_kernel<In, Acc><<<g.count, SKSS__OP_THREADS, 0, stream>>>(*plane, g);
-    if (cudaPeekAtLastError() != cudaSuccess) skss__cuda_epoch_flags_abandon(ctx);
-    SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
-    return SKSS_OK;
+  static skss_status run(skss_ctx *ctx, const skss__sat_dev_plane *plane) {
+    typedef skss__op_shape<Acc, SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP> Short;
+    /* (8-byte sums: the short shape twice, so that the tall one is never instantiated) */
+    typedef skss__op_shape<Acc, sizeof(Acc) == 4 ? SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL
+                                                 : SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP> Tall;
+    if (sizeof(Acc) != 4) return onepass_run<Short, In, Acc>(ctx, plane);
+    int sms = 0;
+    SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
+                                                  skss__cuda(ctx)->device));
+    const int64_t tall = (plane->height + Tall::TILE_H - 1) / Tall::TILE_H *
+                         ((plane->width + SKSS__OP_TILE_W - 1) / SKSS__OP_TILE_W);
+    if (tall >= (int64_t)Tall::BLOCKS * sms) return onepass_run<Tall, In, Acc>(ctx, plane);
+    return onepass_run<Short, In, Acc>(ctx, plane);
   }
 };
 
@@ -559,11 +594,7 @@ skss_status skss__cuda_sat_onepass(skss_ctx *ctx, int algorithm, const skss__sat
                                    void *scratch) {
   (void)algorithm;
   (void)scratch;
-  int down = 0, across = 0;
-  if (!onepass_tiles(plane, &down, &across))
-    return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: %lld x %lld has too many tiles", FN,
-                      (long long)plane->height, (long long)plane->width);
   if ((unsigned)plane->pair >= (unsigned)SKSS__SAT_PAIR_COUNT)
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: unknown SAT type pair %d", FN, (int)plane->pair);
-  return skss__sat_by_pair<skss__sat_onepass_launch>(plane->pair, ctx, plane, down, across);
+  return skss__sat_by_pair<skss__sat_onepass_launch>(plane->pair, ctx, plane);
 }
