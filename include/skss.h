@@ -232,7 +232,8 @@ typedef enum skss_sat_algorithm {
   /* ours (CUDA): one pass, each input read once and each output written once;
      tiles get their carries by decoupled look-back, so float outputs may
      round differently from run to run (always within the bound below);
-     AUTO on CUDA uses it for integer outputs, SCANROWCOLUMN_KS for floats */
+     AUTO on CUDA runs it for every type (name SCANROWCOLUMN_KS for float
+     results that repeat bit for bit) */
   SKSS_SAT_ONEPASS = 30
 } skss_sat_algorithm;
 

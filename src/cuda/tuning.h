@@ -79,16 +79,16 @@
 #define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS_TIGHT 4
 
 /* ---- SAT: what AUTO runs on the CUDA backend (sat/sat_dispatch.cu) ----
- * Measured per size and type on the H100 and the H200 (bench/results/gpu-*;
- * H200, us, onepass / scanrowcolumn-ks: u8->u32 1K 13.8 / 15.7, 4K 86 / 85,
- * 16K 1125 / 1129; f32 1K 13.9 / 16.0, 4K 96 / 95, 16K 1321 / 1256): no size
- * changes the choice, so it is per type. Integer outputs take onepass,
- * fastest or tied at every size; it is exact, so the order in which its
- * decoupled look-back adds carries cannot show. Float outputs take
- * scanrowcolumn-ks: as fast from 4K up (1K: 2 us slower) and deterministic,
- * whereas onepass may round differently from run to run. */
+ * Measured per size and type on the H200 (bench/results/gpu-*; us, onepass
+ * / scanrowcolumn-ks, the next fastest): f32 1K 9.3 / 16.0, 4K 54 / 95, 16K
+ * 630 / 1254; u8->u32 1K 10.0 / 15.7, 4K 43 / 85, 16K 517 / 1127. onepass is
+ * fastest for every type at every size, so AUTO runs it throughout. Its
+ * integer results are exact; float ones may round differently from run to
+ * run (the order in which its look-backs add carries depends on timing),
+ * always within the documented bound: SCANROWCOLUMN_KS, named, is the
+ * fastest whose float results repeat bit for bit. */
 #define SKSS_CUDA_SAT_AUTO_INTEGER SKSS_SAT_ONEPASS
-#define SKSS_CUDA_SAT_AUTO_FLOAT SKSS_SAT_SCANROWCOLUMN_KS
+#define SKSS_CUDA_SAT_AUTO_FLOAT SKSS_SAT_ONEPASS
 
 /* ---- Halftone: the error-diffusion paper's GPU variants
  * (halftone/halftone_pram.cu, halftone_parallelogram.cu) ---- */

@@ -4,12 +4,15 @@
  * scheme of skss-task-arrays.md §IV with every carry found by decoupled
  * look-back (Merrill & Garland), one element at a time.
  *
- * The table is cut into tiles of TILE_H = WARPS * ROWS_PER_WARP rows by
- * TILE_W = 32 * VEC columns, numbered row-major; each block takes the next
- * tile by ticket when it starts, tiles ticketed by anti-diagonals (so it
- * only ever waits on tiles ticketed before it, whose blocks are running). Warp w owns ROWS_PER_WARP rows,
- * lane l the VEC adjacent columns at l * VEC (16-byte accesses of 4-byte
- * elements where pointer and pitch allow, scalar ones otherwise).
+ * The table is cut into tiles of TILE_H = WARPS * RPW rows by TILE_W = 32 *
+ * VEC columns (RPW: 8, or 16 for 4-byte sums where the taller tiles fill
+ * the GPU once; tuning.h). Each block takes the next tile by ticket when it
+ * starts, tiles ticketed by anti-diagonals, so it only ever waits on tiles
+ * ticketed before it, whose blocks are running. Warp w owns RPW rows, lane l
+ * the VEC adjacent columns at l * VEC. The tile is copied asynchronously into
+ * shared memory (16-byte copies of 4-byte elements where pointer and pitch
+ * allow; scalar loads otherwise) and stays there while its carries are found,
+ * so a block needs few registers and many tiles fit an SM.
  *
  * An output of tile (s, p), whose first row and column are r0 and c0, is
  *   S(r, c) = corner + above(c) + left(r) + local(r, c)
@@ -33,7 +36,9 @@
  * its value with no fence and no barrier (8-byte values take two words,
  * which must agree). The words are epoch flags (common.cuh), so nothing is
  * reset between calls; each thread looks back along its own element, loading
- * LOOKBACK_LOADS predecessors at once.
+ * LB_LOADS predecessors at once. Thread e looks back along column e; the
+ * last TILE_H threads then along the rows, thread 32 along the corners, so
+ * a tile waits for the longer of two chains, not for all three.
  * Every output is a sum of row prefix sums, with no subtraction: floats stay
  * within (i + j + 2) u S(i, j).
  */
