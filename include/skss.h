@@ -233,7 +233,8 @@ typedef enum skss_sat_algorithm {
      tiles get their carries by decoupled look-back, so float outputs may
      round differently from run to run (always within the bound below);
      AUTO on CUDA runs it for every type (name SCANROWCOLUMN_KS for float
-     results that repeat bit for bit) */
+     results that repeat bit for bit); its carries take device memory of
+     about 8% of the output table, which the context keeps for its next call */
   SKSS_SAT_ONEPASS = 30
 } skss_sat_algorithm;
 
