@@ -59,24 +59,31 @@
  * 32 * VEC columns (each lane VEC adjacent columns: 16-byte accesses of
  * 4-byte elements), held in shared memory while its carries are found.
  * Tiles wait on their neighbours' carries (look-back), so throughput comes
- * from many tiles in flight: SMEM_16KB_TILES 16 KB tiles fit an SM's shared
- * memory (12 x 17 KB with the carries), 6 of 32 KB. H200, f32 16K (us):
- * 32 x 128 tiles in registers (8 an SM) 931, in shared memory (12 an SM)
- * 668, 64 x 128 tiles (6 an SM) 630: a tall tile waits on as many
- * look-backs as a short one for twice the bytes. At 1K 32 x 128 is faster
- * (9.9 us against 11.5: more tiles to run at once), so the tall shape runs
- * where its tiles fill the GPU once (4-byte sums; 8-byte ones take the
- * short shape, 32 KB). */
+ * from tiles in flight: as many as fit an SM's shared memory (SMEM_PER_SM,
+ * less SMEM_RESERVED a block): 12 of 32 x 128 4-byte elements, 6 of 64 x
+ * 128, 7 of 60 x 128. H200, f32 16K (us): 32 x 128 tiles in registers (8 an
+ * SM) 931, in shared memory (12 an SM) 668, 64 x 128 tiles (6 an SM) 630. At
+ * 1K 32 x 128 is faster (9.9 us against 11.5: more tiles to run at once), so
+ * the tall shape runs where its tiles fill the GPU once (4-byte sums; 8-byte
+ * ones take the short shape, 32 KB). At 16K the kernel is bound by L2
+ * throughput (ncu: 85% of peak, against 74% for DRAM), of which the carry
+ * words are ~14%: so for f32 the tall tile is 64 rows (fewer carry words a
+ * byte: 610 us, against 619 for 60 rows and 620-716 for 80-128 rows with
+ * fewer tiles an SM), while u8 -> u32, which moves fewer bytes a tile,
+ * gains from the 7th tile of 60 rows (495 us against 503-523). */
 #define SKSS_CUDA_SAT_ONEPASS_WARPS 4
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP 8
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL 16
+#define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL_NARROW 15 /* inputs narrower than the sums */
 #define SKSS_CUDA_SAT_ONEPASS_VEC 4
-#define SKSS_CUDA_SAT_ONEPASS_SMEM_16KB_TILES 12
-/* Predecessors a thread loads at once in a look-back: 8, or 4 where 12
- * blocks an SM leave 40 registers a thread (8 spills there: 0.79 ms against
- * 0.67 at f32 16K). */
-#define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 8
-#define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS_TIGHT 4
+/* Shared memory of an SM (sm_90: 228 KB) and what it reserves a block (1 KB). */
+#define SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM (228 * 1024)
+#define SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED 1024
+/* Predecessors a thread loads at once in a look-back. Fewer loads, less L2
+ * traffic: 4 against 8 took f32 16K from 638 to 618 us and u8 -> u32 from
+ * 524 to 495 (2 or 3: the same as 4); 8 also spills where 12 blocks share
+ * an SM. */
+#define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 4
 
 /* ---- SAT: what AUTO runs on the CUDA backend (sat/sat_dispatch.cu) ----
  * Measured per size and type on the H200 (bench/results/gpu-*; us, onepass

@@ -5,8 +5,8 @@
  * look-back (Merrill & Garland), one element at a time.
  *
  * The table is cut into tiles of TILE_H = WARPS * RPW rows by TILE_W = 32 *
- * VEC columns (RPW: 8, or 16 for 4-byte sums where the taller tiles fill
- * the GPU once; tuning.h). Each block takes the next tile by ticket when it
+ * VEC columns (RPW: 8, or 15-16 for 4-byte sums where the taller tiles
+ * fill the GPU once; tuning.h). Each block takes the next tile by ticket when it
  * starts, tiles ticketed by anti-diagonals, so it only ever waits on tiles
  * ticketed before it, whose blocks are running. Warp w owns RPW rows, lane l
  * the VEC adjacent columns at l * VEC. The tile is copied asynchronously into
@@ -36,7 +36,7 @@
  * its value with no fence and no barrier (8-byte values take two words,
  * which must agree). The words are epoch flags (common.cuh), so nothing is
  * reset between calls; each thread looks back along its own element, loading
- * LB_LOADS predecessors at once. Thread e looks back along column e; the
+ * LOOKBACK_LOADS predecessors at once. Thread e looks back along column e; the
  * last TILE_H threads then along the rows, thread 32 along the corners, so
  * a tile waits for the longer of two chains, not for all three.
  * Every output is a sum of row prefix sums, with no subtraction: floats stay
@@ -61,17 +61,16 @@ static const char *const FN = "skss_sat()";
 #define SKSS__OP_FULL_MASK 0xffffffffu
 static_assert(SKSS__OP_THREADS == SKSS__OP_TILE_W, "thread e looks back along column e");
 /* A tile shape: WARPS warps of RPW rows (TILE_H rows) by TILE_W columns of
- * Acc, kept in shared memory (48 KB at most); BLOCKS of them fit an SM,
- * which bounds the registers, and so the look-back's loads in flight. */
+ * Acc, kept in static shared memory. BLOCKS of them fit an SM's shared
+ * memory, which bounds the registers a thread may have. */
 template <typename Acc, int RPW_>
 struct skss__op_shape {
   static constexpr int RPW = RPW_, TILE_H = SKSS__OP_WARPS * RPW_;
-  static constexpr int BLOCKS =
-      SKSS_CUDA_SAT_ONEPASS_SMEM_16KB_TILES * 16384 / (TILE_H * SKSS__OP_TILE_W * (int)sizeof(Acc));
-  static constexpr int LB_LOADS = BLOCKS >= SKSS_CUDA_SAT_ONEPASS_SMEM_16KB_TILES
-                                      ? SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS_TIGHT
-                                      : SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS;
-  static_assert(TILE_H % 32 == 0 && TILE_H <= SKSS__OP_THREADS - 64,
+  /* a block's shared memory (skss__op_shared) and what the SM reserves for it */
+  static constexpr int SMEM = (TILE_H * SKSS__OP_TILE_W + SKSS__OP_TILE_W + 2 * TILE_H + 1) * (int)sizeof(Acc) +
+                             2 * 16 + SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED;
+  static constexpr int BLOCKS = SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM / SMEM;
+  static_assert(TILE_H <= SKSS__OP_THREADS - 64,
                 "the last warps look back along the rows, one thread a row; thread 32 the corner");
   static_assert(TILE_H * SKSS__OP_TILE_W * sizeof(Acc) <= 40 * 1024, "a tile in static shared memory");
 };
@@ -302,7 +301,7 @@ __device__ __forceinline__ int skss__op_decode(const skss__op_u64 (&raw)[skss__o
 /* The carry of one element: the sum over its predecessors q = 1 ..
  * `count` along a line, predecessor q's words at self - q * stride, by
  * decoupled look-back: aggregates are added until an inclusive (or the
- * line's start), LB_LOADS predecessors loaded at once. */
+ * line's start), G predecessors loaded at once. */
 template <typename Acc, int G>
 __device__ Acc skss__op_lookback(const skss__op_u64 *self, ptrdiff_t stride, int count, int epoch) {
   constexpr int N = skss__op_words<Acc>();
@@ -451,7 +450,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   }
 
   /* 3. the look-backs, each inclusive published as soon as it is known */
-  const Acc above = ts > 0 ? skss__op_lookback<Acc, S::LB_LOADS>(col_word, (ptrdiff_t)g.across * SKSS__OP_TILE_W * N,
+  const Acc above = ts > 0 ? skss__op_lookback<Acc, SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS>(col_word, (ptrdiff_t)g.across * SKSS__OP_TILE_W * N,
                                                     ts, g.ta.epoch)
                            : Acc(0);
   if (has_below) {
@@ -463,7 +462,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   }
   sh.col_above[threadIdx.x] = above;
   if (row_duty) {
-    const Acc left = tp > 0 ? skss__op_lookback<Acc, S::LB_LOADS>(row_word, (ptrdiff_t)TILE_H * N, tp,
+    const Acc left = tp > 0 ? skss__op_lookback<Acc, SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS>(row_word, (ptrdiff_t)TILE_H * N, tp,
                                                      g.ta.epoch)
                             : Acc(0);
     if (has_right) skss__op_put<Acc>(row_word, left + row_total, g.ta.epoch, SKSS__OP_INCLUSIVE);
@@ -472,7 +471,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   if (threadIdx.x == 32)
     /* S(r0 - 1, c0 - 1): along the tile row above, from the tile above-left back */
     sh.corner = ts > 0 && tp > 0
-                    ? skss__op_lookback<Acc, S::LB_LOADS>(g.corners + ((size_t)t - g.across) * N, N, tp, g.ta.epoch)
+                    ? skss__op_lookback<Acc, SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS>(g.corners + ((size_t)t - g.across) * N, N, tp, g.ta.epoch)
                     : Acc(0);
   /* every carry is in shared memory */
   __syncthreads();
@@ -567,14 +566,19 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) 
 
 /* Tall tiles (fewer look-backs a byte) where they fill the GPU at least
  * once, short ones (more tiles, more parallelism) below that and for
- * 8-byte sums (a tall tile of those would not fit static shared memory). */
+ * 8-byte sums (a tall tile of those would not fit static shared memory).
+ * Inputs narrower than their sums take the tall shape a little shorter, so
+ * that one more tile fits an SM (tuning.h). */
 struct skss__sat_onepass_launch {
   template <typename In, typename Acc>
   static skss_status run(skss_ctx *ctx, const skss__sat_dev_plane *plane) {
-    typedef skss__op_shape<Acc, SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP> Short;
+    constexpr int SHORT = SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP;
     /* (8-byte sums: the short shape twice, so that the tall one is never instantiated) */
-    typedef skss__op_shape<Acc, sizeof(Acc) == 4 ? SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL
-                                                 : SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP> Tall;
+    constexpr int TALL = sizeof(Acc) != 4            ? SHORT
+                         : sizeof(In) < sizeof(Acc) ? SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL_NARROW
+                                                    : SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL;
+    typedef skss__op_shape<Acc, SHORT> Short;
+    typedef skss__op_shape<Acc, TALL> Tall;
     if (sizeof(Acc) != 4) return onepass_run<Short, In, Acc>(ctx, plane);
     int sms = 0;
     SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
