@@ -122,23 +122,8 @@ template <size_t bytes>
 using skss__op_word = typename std::conditional<
     bytes % 16 == 0, uint4, typename std::conditional<bytes % 8 == 0, uint2, unsigned>::type>::type;
 
-/* Loads VEC elements from a pointer aligned to their total size; STREAM
- * marks the lines evict-first (data read once), else it reads through L2
- * (data another block wrote during this kernel). */
-template <bool STREAM, typename T>
-__device__ __forceinline__ void skss__op_load_vec(const T *src, T (&v)[SKSS__OP_VEC]) {
-  constexpr size_t bytes = sizeof(T) * SKSS__OP_VEC;
-  static_assert(bytes % 4 == 0, "VEC elements must fill whole 4-byte words");
-  using W = skss__op_word<bytes>;
-  W raw[bytes / sizeof(W)];
-#pragma unroll
-  for (size_t i = 0; i < bytes / sizeof(W); i++)
-    raw[i] = STREAM ? __ldcs(reinterpret_cast<const W *>(src) + i)
-                    : __ldcg(reinterpret_cast<const W *>(src) + i);
-  memcpy(v, raw, bytes);
-}
-
-/* Stores VEC elements to a pointer aligned to their total size; STREAM as above. */
+/* Stores VEC elements to a pointer aligned to their total size; STREAM
+ * marks the lines evict-first (rows no block reads back). */
 template <bool STREAM, typename T>
 __device__ __forceinline__ void skss__op_store_vec(T *dst, const T (&v)[SKSS__OP_VEC]) {
   constexpr size_t bytes = sizeof(T) * SKSS__OP_VEC;
@@ -176,22 +161,16 @@ __device__ __forceinline__ void skss__op_smem_put(void *at, const T (&v)[SKSS__O
   for (size_t i = 0; i < bytes / sizeof(W); i++) static_cast<W *>(at)[i] = raw[i];
 }
 
-/* The lane's VEC inputs of row `row` from column c0, converted (0 outside). */
+/* The lane's VEC inputs of row `row` from column c0, converted (0
+ * outside), one element at a time: rows that are not aligned and whole
+ * (skss__op_copy_row copies the others asynchronously). */
 template <typename In, typename Acc>
 __device__ __forceinline__ void skss__op_load_row(const skss__sat_dev_plane &p, int64_t row,
-                                                  int64_t c0, bool vec_in,
-                                                  Acc (&x)[SKSS__OP_VEC]) {
+                                                  int64_t c0, Acc (&x)[SKSS__OP_VEC]) {
 #pragma unroll
   for (int c = 0; c < SKSS__OP_VEC; c++) x[c] = 0;
   if (row >= p.height || c0 >= p.width) return;
   const In *src = reinterpret_cast<const In *>(p.in + (size_t)row * p.in_pitch) + c0;
-  if (vec_in && c0 + SKSS__OP_VEC <= p.width) {
-    In v[SKSS__OP_VEC];
-    skss__op_load_vec<true>(src, v);
-#pragma unroll
-    for (int c = 0; c < SKSS__OP_VEC; c++) x[c] = skss__sat_load<In, Acc>(v[c], p.square);
-    return;
-  }
 #pragma unroll
   for (int c = 0; c < SKSS__OP_VEC; c++)
     if (c0 + c < p.width) x[c] = skss__sat_load<In, Acc>(__ldcs(src + c), p.square);
@@ -214,7 +193,7 @@ __device__ __forceinline__ bool skss__op_copy_row(const skss__sat_dev_plane &p, 
     return true;
   }
   Acc x[SKSS__OP_VEC];
-  skss__op_load_row<In, Acc>(p, row, c0, vec_in, x);
+  skss__op_load_row<In, Acc>(p, row, c0, x);
   skss__op_smem_put<Acc>(slot, x);
   return false;
 }
