@@ -62,14 +62,16 @@ static const char *const FN = "skss_sat()";
 static_assert(SKSS__OP_THREADS == SKSS__OP_TILE_W, "thread e looks back along column e");
 /* A tile shape: WARPS warps of RPW rows (TILE_H rows) by TILE_W columns of
  * Acc, kept in static shared memory. BLOCKS of them fit an SM's shared
- * memory, which bounds the registers a thread may have. */
+ * memory (and its 2048 threads), which bounds the registers a thread may
+ * have. */
 template <typename Acc, int RPW_>
 struct skss__op_shape {
   static constexpr int RPW = RPW_, TILE_H = SKSS__OP_WARPS * RPW_;
   /* a block's shared memory (skss__op_shared) and what the SM reserves for it */
   static constexpr int SMEM = (TILE_H * SKSS__OP_TILE_W + SKSS__OP_TILE_W + 2 * TILE_H + 1) * (int)sizeof(Acc) +
                              2 * 16 + SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED;
-  static constexpr int BLOCKS = SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM / SMEM;
+  static constexpr int SMEM_BLOCKS = SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM / SMEM;
+  static constexpr int BLOCKS = SMEM_BLOCKS < 2048 / SKSS__OP_THREADS ? SMEM_BLOCKS : 2048 / SKSS__OP_THREADS;
   static_assert(TILE_H <= SKSS__OP_THREADS - 64,
                 "the last warps look back along the rows, one thread a row; thread 32 the corner");
   static_assert(TILE_H * SKSS__OP_TILE_W * sizeof(Acc) <= 40 * 1024, "a tile in static shared memory");
