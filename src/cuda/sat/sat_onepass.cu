@@ -6,8 +6,8 @@
  *
  * The table is cut into tiles of TILE_H = WARPS * RPW rows by TILE_W = 32 *
  * VEC columns (RPW: 8, or 15-16 for 4-byte sums where the taller tiles
- * fill the GPU once; tuning.h). Each block takes the next tile by ticket when it
- * starts, tiles ticketed by anti-diagonals, so it only ever waits on tiles
+ * fill the GPU once; tuning.h). Each block takes the next tile by ticket
+ * when it starts, tiles ticketed by anti-diagonals, so it only ever waits on tiles
  * ticketed before it, whose blocks are running. Warp w owns RPW rows, lane l
  * the VEC adjacent columns at l * VEC. The tile is copied asynchronously into
  * shared memory (16-byte copies of 4-byte elements where pointer and pitch
@@ -36,9 +36,11 @@
  * its value with no fence and no barrier (8-byte values take two words,
  * which must agree). The words are epoch flags (common.cuh), so nothing is
  * reset between calls; each thread looks back along its own element, loading
- * LOOKBACK_LOADS predecessors at once. Thread e looks back along column e; the
- * last TILE_H threads then along the rows, thread 32 along the corners, so
- * a tile waits for the longer of two chains, not for all three.
+ * LOOKBACK_LOADS predecessors at once (few: at 16K the kernel is bound by L2
+ * throughput, and the look-backs' loads are its largest traffic after the
+ * data's; tuning.h). Thread e looks back along column e; the last TILE_H
+ * threads then along the rows, thread 32 along the corners, so a tile waits
+ * for the longer of two chains, not for all three.
  * Every output is a sum of row prefix sums, with no subtraction: floats stay
  * within (i + j + 2) u S(i, j).
  */
