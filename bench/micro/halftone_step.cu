@@ -15,6 +15,8 @@
  *               generator, no memory);
  *   block-N-L   N such warps in one block, warp w+1 fed by warp w's last
  *               row through shared memory, a barrier every 8 steps;
+ *   Rrows block-N-L  the same with R rows a lane (R = 2, 4), the rows of
+ *               a lane handing errors on in registers;
  *   engine R x W  the library's `strips` on an R x W image of device memory
  *               (steps = W + span of its strip engine, printed per step).
  * Built in CUDA builds as skss_micro_halftone; run on the lent GPU.
@@ -218,22 +220,28 @@ void run_strip_chain(timer &tm, int *sink, int steps) {
   }
 }
 
-/* R = 2 rows a lane: row 2i+1 lags row 2i by the slope in the same lane
- * (its late term is row 2i's error of the step before, no shuffle); row
- * 2i+2 (lane i+1) lags row 2i+1 by LAG, its error by shuffle. */
-template <int LAG, int NW>
-__global__ void __launch_bounds__(32 * NW) strip2_chain(int groups, int *sink) {
+/* R rows a lane (R = 2, 4): row Ri+k+1 lags row Ri+k by the slope in the
+ * same lane (its late term is row Ri+k's error of the step before, no
+ * shuffle); row R(i+1) (lane i+1) lags row Ri+R-1 by LAG, its error by
+ * shuffle. A step is R independent pixels a lane, so a row costs (2 (R-1)
+ * + LAG) / R steps of the wavefront instead of LAG. */
+template <int R, int LAG, int NW>
+__global__ void __launch_bounds__(32 * NW) strip_rows_chain(int groups, int *sink) {
   constexpr int AH = LAG + 2;
   __shared__ int4 hist[NW][2][2][32];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int src1 = (lane + 31) & 31;
   unsigned g = 0x9e3779b9u * (threadIdx.x + 1);
-  int aa[AH], ab[4];
+  int aa[AH], ab[R][4], l[R], pb[R];
 #pragma unroll
   for (int k = 0; k < AH; k++) aa[k] = 0;
 #pragma unroll
-  for (int k = 0; k < 4; k++) ab[k] = 0;
-  int la = 0, lb = 0, pb = 0, acc = 0;
+  for (int r = 0; r < R; r++) {
+#pragma unroll
+    for (int k = 0; k < 4; k++) ab[r][k] = 0;
+    l[r] = pb[r] = 0;
+  }
+  int acc = 0;
   for (int G = 0; G < groups; G++) {
     int b[GROUP];
     border_of(hist, w, G, b);
@@ -241,43 +249,53 @@ __global__ void __launch_bounds__(32 * NW) strip2_chain(int groups, int *sink) {
 #pragma unroll
     for (int j = 0; j < GROUP; j++) {
       g = g * 1664525u + 1013904223u;
-      const int ina = (int)(g >> 24), inb = (int)((g >> 16) & 255);
-      int wa, wb;
-      const int ea = skss_wf::pixel<FS>(ina, aa[0], FS::weight(0, 3), la, 127, &wa);
-      const int eb = skss_wf::pixel_late<FS, 3>(inb, ab[0], FS::weight(0, 3), lb, pb, 127, &wb);
-      acc += wa + wb;
-      la = ea;
-      lb = eb;
-      /* row b's next pixel is row a's this one minus 1: ea's shares go to
-       * its pixels 0 (late, weight 3), 1 (5) and 2 (1) */
-      ab[0] = ab[1];
-      ab[1] = ab[2] + 5 * ea;
-      ab[2] = ab[3] + 1 * ea;
-      ab[3] = 0;
-      pb = ea;
+      int e[R];
+#pragma unroll
+      for (int r = 0; r < R; r++) {
+        const int in = (int)((g >> (8 * (r & 3))) & 255);
+        int wh;
+        e[r] = r == 0 ? skss_wf::pixel<FS>(in, aa[0], FS::weight(0, 3), l[0], 127, &wh)
+                      : skss_wf::pixel_late<FS, 3>(in, ab[r][0], FS::weight(0, 3), l[r], pb[r], 127, &wh);
+        acc += wh;
+      }
+#pragma unroll
+      for (int r = 0; r < R; r++) l[r] = e[r];
+      /* row r's next pixel is row r-1's this one minus 1: e[r-1]'s shares go
+       * to its pixels 0 (late, weight 3), 1 (5) and 2 (1) */
+#pragma unroll
+      for (int r = 1; r < R; r++) {
+        ab[r][0] = ab[r][1];
+        ab[r][1] = ab[r][2] + 5 * e[r - 1];
+        ab[r][2] = ab[r][3] + 1 * e[r - 1];
+        ab[r][3] = 0;
+        pb[r] = e[r - 1];
+      }
 #pragma unroll
       for (int k = 0; k + 1 < AH; k++) aa[k] = aa[k + 1];
       aa[AH - 1] = 0;
-      const int v1 = lane == 31 ? b[j] : eb;
+      const int v1 = lane == 31 ? b[j] : e[R - 1];
       const int u1 = __shfl_sync(0xffffffffu, v1, src1);
 #pragma unroll
       for (int dx = -1; dx <= 1; dx++) aa[LAG + dx - 1] += FS::weight(1, dx + 2) * u1;
-      eh[j] = eb;
+      eh[j] = e[R - 1];
     }
     if (NW > 1) {
       put_errors(hist, w, G, eh);
       __syncthreads();
     }
   }
-  sink[threadIdx.x] = la + lb + acc;
+  int sum = acc;
+#pragma unroll
+  for (int r = 0; r < R; r++) sum += l[r];
+  sink[threadIdx.x] = sum;
 }
 
-template <int LAG, int NW>
-void run_strip2_chain(timer &tm, int *sink, int steps) {
+template <int R, int LAG, int NW>
+void run_strip_rows_chain(timer &tm, int *sink, int steps) {
   const int groups = steps / GROUP;
   char name[64];
-  snprintf(name, sizeof name, "2rows block-%d lag %d", NW, LAG);
-  report(name, tm.ms([&] { strip2_chain<LAG, NW><<<1, 32 * NW>>>(groups, sink); }), groups * GROUP);
+  snprintf(name, sizeof name, "%drows block-%d lag %d", R, NW, LAG);
+  report(name, tm.ms([&] { strip_rows_chain<R, LAG, NW><<<1, 32 * NW>>>(groups, sink); }), groups * GROUP);
 }
 
 void run_engine(timer &tm, skss_ctx *ctx, int64_t rows, int64_t width, int algorithm) {
@@ -333,9 +351,11 @@ int main(int argc, char **argv) {
   run_strip_chain<3, 8>(tm, sink, steps);
   run_strip_chain<2, 4, 1>(tm, sink, steps);
   run_strip_chain<3, 4, 1>(tm, sink, steps);
-  run_strip2_chain<3, 1>(tm, sink, steps);
-  run_strip2_chain<3, 4>(tm, sink, steps);
-  run_strip2_chain<2, 4>(tm, sink, steps);
+  run_strip_rows_chain<2, 3, 1>(tm, sink, steps);
+  run_strip_rows_chain<2, 3, 4>(tm, sink, steps);
+  run_strip_rows_chain<2, 2, 4>(tm, sink, steps);
+  run_strip_rows_chain<4, 3, 4>(tm, sink, steps);
+  run_strip_rows_chain<4, 2, 4>(tm, sink, steps);
 
   skss_ctx_desc cd = SKSS_CTX_DESC_INIT;
   cd.backend = SKSS_BACKEND_CUDA;
