@@ -7,7 +7,6 @@
  *   copy       a streaming kernel: 16-byte loads, 16-byte stores, 1 GiB
  *   widen      u8 -> u32: 4-byte loads, 16-byte stores (u8 -> u32's bytes:
  *              256 MiB read, 1 GiB written)
- *   widen16    the same with 16-byte loads, four 16-byte stores each
  *   write      16-byte stores only, 1 GiB
  *   read       16-byte loads only, 1 GiB (summed so they are not dropped)
  *   tiled ...  the one-pass SAT's access pattern without its carries: a
@@ -15,8 +14,7 @@
  *              columns of 16 rows, loads and stores straight from
  *              registers; tiles taken in row-major or anti-diagonal order
  *              (as onepass tickets them). f32 -> f32 and u8 -> u32, VEC 4
- *              (128-column tiles, onepass's shape) and, for u8, VEC 16
- *              (512 columns: 16-byte loads).
+ *              (128-column tiles, onepass's shape).
  *
  * Printed: median ms of 5 launches after a warm-up and GB/s (bytes read
  * plus written). The one-pass SAT's share of the copy bandwidth is counted
@@ -40,16 +38,6 @@ __global__ void widen(const uchar4 *__restrict__ in, uint4 *__restrict__ out, si
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     const uchar4 v = __ldcs(in + i);
     __stcs(out + i, make_uint4(v.x, v.y, v.z, v.w));
-  }
-}
-
-__global__ void widen16(const uint4 *__restrict__ in, uint4 *__restrict__ out, size_t n) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    const uint4 v = __ldcs(in + i);
-    const unsigned w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      __stcs(out + 4 * i + k, make_uint4(w[k] & 255, w[k] >> 8 & 255, w[k] >> 16 & 255, w[k] >> 24));
   }
 }
 
@@ -107,7 +95,6 @@ void tiled_pair(const char *name, const void *a, void *b, const int2 *dev_order)
   const int across = 16384 / (32 * VEC), down = 16384 / 64;
   for (int k = 0; k < 2; k++) {
     const int2 *ord = k ? dev_order : nullptr;
-    if (k && VEC != 4) continue; /* the host order is for 128-column tiles */
     const double ms = micro_median_ms([&]() {
       tiled<In, Out, VEC><<<down * across, 128>>>(static_cast<const In *>(a), static_cast<Out *>(b), across, ord);
     });
@@ -143,10 +130,6 @@ int main() {
            widen<<<grid, block>>>(reinterpret_cast<const uchar4 *>(a), reinterpret_cast<uint4 *>(b), PIXELS / 4);
          }),
          (double)PIXELS * 5);
-  report("widen16", micro_median_ms([&]() {
-           widen16<<<grid, block>>>(reinterpret_cast<const uint4 *>(a), reinterpret_cast<uint4 *>(b), PIXELS / 16);
-         }),
-         (double)PIXELS * 5);
   report("write", micro_median_ms([&]() { write16<<<grid, block>>>(reinterpret_cast<uint4 *>(b), words); }),
          (double)big);
   report("read", micro_median_ms([&]() { read16<<<grid, block>>>(reinterpret_cast<const uint4 *>(a), words, sink); }),
@@ -157,7 +140,6 @@ int main() {
   CHECK(cudaMemcpy(dev_order, order.data(), order.size() * sizeof(int2), cudaMemcpyHostToDevice));
   tiled_pair<float, float, 4>("tiled f32 64x128", a, b, dev_order);
   tiled_pair<unsigned char, unsigned, 4>("tiled u8 64x128", a, b, dev_order);
-  tiled_pair<unsigned char, unsigned, 16>("tiled u8 64x512", a, b, dev_order);
   CHECK(cudaFree(dev_order));
   CHECK(cudaFree(a));
   CHECK(cudaFree(b));
