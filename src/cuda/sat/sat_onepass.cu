@@ -70,8 +70,9 @@ template <typename Acc, int RPW_>
 struct skss__op_shape {
   static constexpr int RPW = RPW_, TILE_H = SKSS__OP_WARPS * RPW_;
   /* a block's shared memory (skss__op_shared) and what the SM reserves for it */
-  static constexpr int SMEM = (TILE_H * SKSS__OP_TILE_W + SKSS__OP_TILE_W + 2 * TILE_H + 1) * (int)sizeof(Acc) +
-                             2 * 16 + SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED;
+  static constexpr int SMEM =
+      (TILE_H * SKSS__OP_TILE_W + SKSS__OP_TILE_W + 2 * TILE_H + 1) * (int)sizeof(Acc) + 2 * 16 +
+      SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED;
   static constexpr int SMEM_BLOCKS = SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM / SMEM;
   static constexpr int BLOCKS = SMEM_BLOCKS < 2048 / SKSS__OP_THREADS ? SMEM_BLOCKS : 2048 / SKSS__OP_THREADS;
   static_assert(TILE_H <= SKSS__OP_THREADS - 64,
@@ -374,6 +375,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
                                                  const skss__op_tiles &g, int ticket,
                                                  skss__op_shared<S, Acc> &sh) {
   constexpr int N = skss__op_words<Acc>(), RPW = S::RPW, TILE_H = S::TILE_H;
+  constexpr int G = SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS; /* predecessors a look-back loads at once */
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   int ts, tp;
   skss__op_diagonal_tile(ticket, g.down, g.across, ts, tp);
@@ -433,9 +435,9 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   }
 
   /* 3. the look-backs, each inclusive published as soon as it is known */
-  const Acc above = ts > 0 ? skss__op_lookback<Acc, SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS>(col_word, (ptrdiff_t)g.across * SKSS__OP_TILE_W * N,
-                                                    ts, g.ta.epoch)
-                           : Acc(0);
+  const Acc above =
+      ts > 0 ? skss__op_lookback<Acc, G>(col_word, (ptrdiff_t)g.across * SKSS__OP_TILE_W * N, ts, g.ta.epoch)
+             : Acc(0);
   if (has_below) {
     skss__op_put<Acc>(col_word, above + col_total, g.ta.epoch, SKSS__OP_INCLUSIVE);
     /* the last column's: the corner scan's aggregate for the tile row below */
@@ -445,7 +447,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   }
   sh.col_above[threadIdx.x] = above;
   if (row_duty) {
-    const Acc left = tp > 0 ? skss__op_lookback<Acc, SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS>(row_word, (ptrdiff_t)TILE_H * N, tp,
+    const Acc left = tp > 0 ? skss__op_lookback<Acc, G>(row_word, (ptrdiff_t)TILE_H * N, tp,
                                                      g.ta.epoch)
                             : Acc(0);
     if (has_right) skss__op_put<Acc>(row_word, left + row_total, g.ta.epoch, SKSS__OP_INCLUSIVE);
@@ -454,7 +456,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   if (threadIdx.x == 32)
     /* S(r0 - 1, c0 - 1): along the tile row above, from the tile above-left back */
     sh.corner = ts > 0 && tp > 0
-                    ? skss__op_lookback<Acc, SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS>(g.corners + ((size_t)t - g.across) * N, N, tp, g.ta.epoch)
+                    ? skss__op_lookback<Acc, G>(g.corners + ((size_t)t - g.across) * N, N, tp, g.ta.epoch)
                     : Acc(0);
   /* every carry is in shared memory */
   __syncthreads();
@@ -518,6 +520,8 @@ static bool onepass_tiles(const skss__sat_dev_plane *plane, int *down, int *acro
 template <typename S, typename In, typename Acc>
 static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) {
   constexpr int N = skss__op_words<Acc>();
+  static_assert(sizeof(skss__op_shared<S, Acc>) + SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED <= (size_t)S::SMEM,
+                "the shape's shared-memory estimate (and so its blocks an SM) covers the block's");
   cudaStream_t stream = skss__cuda(ctx)->stream;
   int down = 0, across = 0;
   if (!onepass_tiles<S>(plane, &down, &across))
