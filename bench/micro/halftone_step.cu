@@ -15,8 +15,12 @@
  *               generator, no memory);
  *   block-N-L   N such warps in one block, warp w+1 fed by warp w's last
  *               row through shared memory, a barrier every 8 steps;
- *   Rrows block-N-L  the same with R rows a lane (R = 2, 4), the rows of
- *               a lane handing errors on in registers;
+ *   Rrows block-N-L  the same with R rows a lane, the rows of a lane
+ *               handing errors on in registers (R = 2 is run; R = 4 took
+ *               96-107 ns a step, bench/NOTES.md);
+ *   ... deferred  the row above's error, shuffled at one step, pushed into
+ *               the row's sums at the next (lag >= 3 only), so no
+ *               instruction of a step waits for a shuffle in flight;
  *   engine R x W  the library's `strips` on an R x W image of device memory
  *               (steps = W + span of its strip engine, printed per step).
  * Built in CUDA builds as skss_micro_halftone; run on the lent GPU.
@@ -91,7 +95,7 @@ __device__ __forceinline__ void put_errors(int4 (*hist)[2][2][32], int w, int G,
  * the row above's error by shuffle; warp w's row 0 takes warp w-1's row 31
  * through shared memory, 8 steps late (the engine's warp lag), with a
  * barrier every 8 steps. Inputs from a per-lane generator. */
-template <int LAG, int NW, int IO>
+template <int LAG, int NW, int IO, bool DEFER = false>
 __global__ void __launch_bounds__(32 * NW) strip_chain(int groups, int *sink, const uint8_t *img_in,
                                                        uint8_t *img_out, int pitch) {
   constexpr int AH = LAG + 2;
@@ -107,6 +111,11 @@ __global__ void __launch_bounds__(32 * NW) strip_chain(int groups, int *sink, co
 #pragma unroll
   for (int k = 0; k < AH; k++) ahead[k] = 0;
   int left1 = 0, pend = 0, acc = 0;
+  /* DEFER: the row above's error, shuffled the step before, is pushed into
+   * ahead[] one step later in program order, so that no instruction of the
+   * step waits for a shuffle still in flight (needs slack: LAG >= 3). */
+  static_assert(!DEFER || WC == 0, "a deferred push needs a step of slack");
+  int u1_prev = 0;
   /* IO 1: the engine's ring (halftone_wavefront.cuh run_strip_rows IO 0):
    * lane j loads column T + j - xoff0 - LAG i of each row i of the warp a
    * chunk ahead, stages it in the ring, takes its own row's 32 pixels. */
@@ -167,11 +176,19 @@ __global__ void __launch_bounds__(32 * NW) strip_chain(int groups, int *sink, co
 #pragma unroll
       for (int k = 0; k + 1 < AH; k++) ahead[k] = ahead[k + 1];
       ahead[AH - 1] = 0;
+      if (DEFER) {
+#pragma unroll
+        for (int dx = -1; dx <= 1; dx++) ahead[LAG + dx - 2] += FS::weight(1, dx + 2) * u1_prev;
+      }
       const int v1 = lane == 31 ? b[j] : e;
       const int u1 = __shfl_sync(0xffffffffu, v1, src1);
+      if (DEFER) {
+        u1_prev = u1;
+      } else {
 #pragma unroll
-      for (int dx = -2; dx <= 2; dx++)
-        if (FS::weight(1, dx + 2) != 0 && !(WC != 0 && dx == DXC)) ahead[LAG + dx - 1] += FS::weight(1, dx + 2) * u1;
+        for (int dx = -2; dx <= 2; dx++)
+          if (FS::weight(1, dx + 2) != 0 && !(WC != 0 && dx == DXC)) ahead[LAG + dx - 1] += FS::weight(1, dx + 2) * u1;
+      }
       pend = u1;
       eh[j] = e;
     }
@@ -200,11 +217,12 @@ void report(const char *name, double ms, double steps) {
   printf("%-28s %10.3f ms  %8.2f ns/step\n", name, ms, ms * 1e6 / steps);
 }
 
-template <int LAG, int NW, int IO = 0>
+template <int LAG, int NW, int IO = 0, bool DEFER = false>
 void run_strip_chain(timer &tm, int *sink, int steps) {
   const int groups = steps / GROUP;
   char name[64];
-  snprintf(name, sizeof name, "%s-%d lag %d%s", NW == 1 ? "warp" : "block", NW, LAG, IO ? " ring" : "");
+  snprintf(name, sizeof name, "%s-%d lag %d%s%s", NW == 1 ? "warp" : "block", NW, LAG, IO ? " ring" : "",
+           DEFER ? " deferred" : "");
   uint8_t *in = nullptr, *out = nullptr;
   const int pitch = steps + 4096;
   if (IO) {
@@ -212,7 +230,7 @@ void run_strip_chain(timer &tm, int *sink, int steps) {
     CHECK(cudaMalloc(&out, (size_t)pitch * 32 * NW));
     CHECK(cudaMemset(in, 100, (size_t)pitch * 32 * NW));
   }
-  report(name, tm.ms([&] { strip_chain<LAG, NW, IO><<<1, 32 * NW>>>(groups, sink, in + 2048, out + 2048, pitch); }),
+  report(name, tm.ms([&] { strip_chain<LAG, NW, IO, DEFER><<<1, 32 * NW>>>(groups, sink, in + 2048, out + 2048, pitch); }),
          groups * GROUP);
   if (IO) {
     CHECK(cudaFree(in));
@@ -220,14 +238,16 @@ void run_strip_chain(timer &tm, int *sink, int steps) {
   }
 }
 
-/* R rows a lane (R = 2, 4): row Ri+k+1 lags row Ri+k by the slope in the
+/* R rows a lane: row Ri+k+1 lags row Ri+k by the slope in the
  * same lane (its late term is row Ri+k's error of the step before, no
  * shuffle); row R(i+1) (lane i+1) lags row Ri+R-1 by LAG, its error by
  * shuffle. A step is R independent pixels a lane, so a row costs (2 (R-1)
  * + LAG) / R steps of the wavefront instead of LAG. */
-template <int R, int LAG, int NW>
+template <int R, int LAG, int NW, bool DEFER = false>
 __global__ void __launch_bounds__(32 * NW) strip_rows_chain(int groups, int *sink) {
+  static_assert(!DEFER || LAG >= 3, "a deferred push needs a step of slack");
   constexpr int AH = LAG + 2;
+  int u1_prev = 0; /* DEFER: the shuffle of the step before, pushed this step */
   __shared__ int4 hist[NW][2][2][32];
   const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
   const int src1 = (lane + 31) & 31;
@@ -273,10 +293,18 @@ __global__ void __launch_bounds__(32 * NW) strip_rows_chain(int groups, int *sin
 #pragma unroll
       for (int k = 0; k + 1 < AH; k++) aa[k] = aa[k + 1];
       aa[AH - 1] = 0;
+      if (DEFER) {
+#pragma unroll
+        for (int dx = -1; dx <= 1; dx++) aa[LAG + dx - 2] += FS::weight(1, dx + 2) * u1_prev;
+      }
       const int v1 = lane == 31 ? b[j] : e[R - 1];
       const int u1 = __shfl_sync(0xffffffffu, v1, src1);
+      if (DEFER) {
+        u1_prev = u1;
+      } else {
 #pragma unroll
-      for (int dx = -1; dx <= 1; dx++) aa[LAG + dx - 1] += FS::weight(1, dx + 2) * u1;
+        for (int dx = -1; dx <= 1; dx++) aa[LAG + dx - 1] += FS::weight(1, dx + 2) * u1;
+      }
       eh[j] = e[R - 1];
     }
     if (NW > 1) {
@@ -290,12 +318,12 @@ __global__ void __launch_bounds__(32 * NW) strip_rows_chain(int groups, int *sin
   sink[threadIdx.x] = sum;
 }
 
-template <int R, int LAG, int NW>
+template <int R, int LAG, int NW, bool DEFER = false>
 void run_strip_rows_chain(timer &tm, int *sink, int steps) {
   const int groups = steps / GROUP;
   char name[64];
-  snprintf(name, sizeof name, "%drows block-%d lag %d", R, NW, LAG);
-  report(name, tm.ms([&] { strip_rows_chain<R, LAG, NW><<<1, 32 * NW>>>(groups, sink); }), groups * GROUP);
+  snprintf(name, sizeof name, "%drows block-%d lag %d%s", R, NW, LAG, DEFER ? " deferred" : "");
+  report(name, tm.ms([&] { strip_rows_chain<R, LAG, NW, DEFER><<<1, 32 * NW>>>(groups, sink); }), groups * GROUP);
 }
 
 void run_engine(timer &tm, skss_ctx *ctx, int64_t rows, int64_t width, int algorithm) {
@@ -354,8 +382,11 @@ int main(int argc, char **argv) {
   run_strip_rows_chain<2, 3, 1>(tm, sink, steps);
   run_strip_rows_chain<2, 3, 4>(tm, sink, steps);
   run_strip_rows_chain<2, 2, 4>(tm, sink, steps);
-  run_strip_rows_chain<4, 3, 4>(tm, sink, steps);
-  run_strip_rows_chain<4, 2, 4>(tm, sink, steps);
+  run_strip_chain<3, 1, 0, true>(tm, sink, steps);
+  run_strip_chain<4, 1, 0, true>(tm, sink, steps);
+  run_strip_chain<3, 4, 0, true>(tm, sink, steps);
+  run_strip_rows_chain<2, 3, 1, true>(tm, sink, steps);
+  run_strip_rows_chain<2, 3, 4, true>(tm, sink, steps);
 
   skss_ctx_desc cd = SKSS_CTX_DESC_INIT;
   cd.backend = SKSS_BACKEND_CUDA;
