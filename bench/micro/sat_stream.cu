@@ -10,11 +10,13 @@
  *   write      16-byte stores only, 1 GiB
  *   read       16-byte loads only, 1 GiB (summed so they are not dropped)
  *   tiled ...  the one-pass SAT's access pattern without its carries: a
- *              block per 64-row tile, 128 threads, each lane VEC adjacent
- *              columns of 16 rows, loads and stores straight from
+ *              block per tile of 16 x warps rows, each warp 128 adjacent
+ *              columns an instruction, loads and stores straight from
  *              registers; tiles taken in row-major or anti-diagonal order
- *              (as onepass tickets them). f32 -> f32 and u8 -> u32, VEC 4
- *              (128-column tiles, onepass's shape).
+ *              (as onepass tickets them). f32 -> f32 and u8 -> u32 in
+ *              onepass's shape (64 x 128), and u8 -> u32 in larger tiles
+ *              (64 x 256, 128 x 256, 64 x 512): what a u8 one-pass kernel
+ *              with fewer carries a byte could reach.
  *
  * Printed: median ms of 5 launches after a warm-up and GB/s (bytes read
  * plus written). The one-pass SAT's share of the copy bandwidth is counted
@@ -59,27 +61,34 @@ void report(const char *name, double ms, double bytes) {
   printf("%-22s %8.3f ms %8.0f GB/s\n", name, ms, bytes / (ms * 1e-3) / 1e9);
 }
 
-/* The tile of block b: row-major, or the host-made anti-diagonal order. */
-template <typename In, typename Out, int VEC>
-__global__ void __launch_bounds__(128) tiled(const In *__restrict__ in, Out *__restrict__ out, int across,
-                                             const int2 *order) {
+/* The tile of block b: row-major, or the host-made anti-diagonal order.
+ * A tile is WARPS x 16 rows of 128 J columns; lane l of warp w moves
+ * columns 128 j + 4 l .. + 3 (j < J) of 16 rows, so that every load and
+ * store instruction of a warp covers 128 adjacent columns. */
+template <typename In, typename Out, int J = 1, int WARPS = 4>
+__global__ void __launch_bounds__(32 * WARPS) tiled(const In *__restrict__ in, Out *__restrict__ out, int across,
+                                                    const int2 *order) {
   const int b = blockIdx.x;
   const int2 tile = order ? order[b] : make_int2(b / across, b % across);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   constexpr int W = 16384;
-  const size_t r0 = (size_t)tile.x * 64 + warp * 16, c0 = (size_t)tile.y * 32 * VEC + lane * VEC;
-  struct alignas(sizeof(In) * VEC) InVec { In v[VEC]; };
-  struct alignas(16) OutVec { Out v[VEC]; };
-  InVec x[16];
+  const size_t r0 = (size_t)tile.x * 16 * WARPS + warp * 16, c0 = (size_t)tile.y * 128 * J + lane * 4;
+  struct alignas(sizeof(In) * 4) InVec { In v[4]; };
+  struct alignas(16) OutVec { Out v[4]; };
+  InVec x[16][J];
 #pragma unroll
-  for (int k = 0; k < 16; k++) x[k] = *reinterpret_cast<const InVec *>(in + (r0 + k) * W + c0);
+  for (int k = 0; k < 16; k++)
 #pragma unroll
-  for (int k = 0; k < 16; k++) {
-    OutVec y;
+    for (int j = 0; j < J; j++) x[k][j] = *reinterpret_cast<const InVec *>(in + (r0 + k) * W + c0 + 128 * j);
 #pragma unroll
-    for (int c = 0; c < VEC; c++) y.v[c] = (Out)x[k].v[c];
-    *reinterpret_cast<OutVec *>(out + (r0 + k) * W + c0) = y;
-  }
+  for (int k = 0; k < 16; k++)
+#pragma unroll
+    for (int j = 0; j < J; j++) {
+      OutVec y;
+#pragma unroll
+      for (int c = 0; c < 4; c++) y.v[c] = (Out)x[k][j].v[c];
+      *reinterpret_cast<OutVec *>(out + (r0 + k) * W + c0 + 128 * j) = y;
+    }
 }
 
 /* Anti-diagonal order of a down x across tile grid: diagonal d = ts + tp, from the top. */
@@ -90,18 +99,24 @@ std::vector<int2> diagonal_order(int down, int across) {
   return o;
 }
 
-template <typename In, typename Out, int VEC>
-void tiled_pair(const char *name, const void *a, void *b, const int2 *dev_order) {
-  const int across = 16384 / (32 * VEC), down = 16384 / 64;
+template <typename In, typename Out, int J = 1, int WARPS = 4>
+void tiled_pair(const char *name, const void *a, void *b) {
+  const int across = 16384 / (128 * J), down = 16384 / (16 * WARPS);
+  const std::vector<int2> order = diagonal_order(down, across);
+  int2 *dev_order = nullptr;
+  CHECK(cudaMalloc(&dev_order, order.size() * sizeof(int2)));
+  CHECK(cudaMemcpy(dev_order, order.data(), order.size() * sizeof(int2), cudaMemcpyHostToDevice));
   for (int k = 0; k < 2; k++) {
     const int2 *ord = k ? dev_order : nullptr;
     const double ms = micro_median_ms([&]() {
-      tiled<In, Out, VEC><<<down * across, 128>>>(static_cast<const In *>(a), static_cast<Out *>(b), across, ord);
+      tiled<In, Out, J, WARPS><<<down * across, 32 * WARPS>>>(static_cast<const In *>(a), static_cast<Out *>(b),
+                                                                across, ord);
     });
     char label[64];
-    snprintf(label, sizeof label, "%s%s", name, k ? " diag" : " rows");
+    snprintf(label, sizeof label, "%s %dx%d%s", name, 16 * WARPS, 128 * J, k ? " diag" : " rows");
     report(label, ms, (double)PIXELS * (sizeof(In) + sizeof(Out)));
   }
+  CHECK(cudaFree(dev_order));
 }
 
 
@@ -134,13 +149,12 @@ int main() {
          (double)big);
   report("read", micro_median_ms([&]() { read16<<<grid, block>>>(reinterpret_cast<const uint4 *>(a), words, sink); }),
          (double)big);
-  const std::vector<int2> order = diagonal_order(16384 / 64, 16384 / 128);
-  int2 *dev_order = nullptr;
-  CHECK(cudaMalloc(&dev_order, order.size() * sizeof(int2)));
-  CHECK(cudaMemcpy(dev_order, order.data(), order.size() * sizeof(int2), cudaMemcpyHostToDevice));
-  tiled_pair<float, float, 4>("tiled f32 64x128", a, b, dev_order);
-  tiled_pair<unsigned char, unsigned, 4>("tiled u8 64x128", a, b, dev_order);
-  CHECK(cudaFree(dev_order));
+  tiled_pair<float, float>("tiled f32", a, b);
+  tiled_pair<unsigned char, unsigned>("tiled u8", a, b);
+  /* larger u8 tiles: fewer carries a byte, if their pattern keeps up */
+  tiled_pair<unsigned char, unsigned, 2>("tiled u8", a, b);
+  tiled_pair<unsigned char, unsigned, 2, 8>("tiled u8", a, b);
+  tiled_pair<unsigned char, unsigned, 4>("tiled u8", a, b);
   CHECK(cudaFree(a));
   CHECK(cudaFree(b));
   CHECK(cudaFree(sink));
