@@ -76,6 +76,22 @@
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL 16
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL_NARROW 15 /* inputs narrower than the sums */
 #define SKSS_CUDA_SAT_ONEPASS_VEC 4
+/* Raw tiles for 1-byte inputs with 4-byte sums: the tile stays in shared
+ * memory as its bytes (scanned twice: aggregates, then outputs), 8 warps of 8
+ * bytes a lane, so 256 columns, and fewer carry words a byte of data. Four
+ * blocks an SM (64 registers; five spill). H200, u8 -> u32, a timing loop
+ * (us, host overhead included), against the 60 x 128 tiles of 4-byte sums
+ * (7 an SM) they replace: rows a warp 8 / 10 / 12 / 14 / 16 / 18: 16K 456 /
+ * 449 / 435 / 436 / 456 / 455 against 486; 32K 1765 / 1677 / 1649 / 1648 /
+ * 1648 / 1712 against 1798; 8K 133 / 131 / 129 / 130 / - / - against 143;
+ * 4K 43.4 / 44.5 / 48.5 / 47.7 against 45.4. So 96 x 256 tiles where they
+ * fill the GPU twice (6K up: 81.8 against 88.6), 64 x 256 where they fill
+ * it once (4K), and 8 rows a warp at 6 blocks an SM (spills) 472 at 16K. */
+#define SKSS_CUDA_SAT_ONEPASS_RAW_WARPS 8
+#define SKSS_CUDA_SAT_ONEPASS_RAW_VEC 8
+#define SKSS_CUDA_SAT_ONEPASS_RAW_ROWS_PER_WARP 8
+#define SKSS_CUDA_SAT_ONEPASS_RAW_ROWS_PER_WARP_TALL 12
+#define SKSS_CUDA_SAT_ONEPASS_RAW_BLOCKS 4
 /* Shared memory of an SM (sm_90: 228 KB) and what it reserves a block (1 KB). */
 #define SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM (228 * 1024)
 #define SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED 1024

@@ -307,6 +307,40 @@ static void test_onepass_tall_tiles(void **state) {
   skss_ctx_destroy(ref);
 }
 
+/* onepass keeps tiles of 1-byte inputs raw (256 columns, scanned twice)
+ * where they fill the GPU (sat_onepass.cu): 64-row ones at 4099 x 4100
+ * (1105 tiles, while the 96-row ones, 731, do not fill a GPU of 92 or more
+ * SMs twice) and 96-row ones at 4099 x 9000 (1548 tiles: twice a GPU of up
+ * to 180 SMs); every 1-byte to 4-byte pair, aligned and unaligned rows,
+ * squared sums, both layouts. */
+static void test_onepass_raw_tiles(void **state) {
+  (void)state;
+  if (small_only()) skip();
+  skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU, 0);
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 4);
+  const int64_t widths[] = {4100, 9000};
+  int runs = 0;
+  for (size_t k = 0; k < N_PAIRS; k++) {
+    if (skss_dtype_size(PAIRS[k].in) != 1 || skss_dtype_size(PAIRS[k].out) != 4) continue;
+    for (int s = 0; s < 2; s++) {
+      run_spec spec = {SKSS_SAT_ONEPASS, PAIRS[k], 4099, widths[s], SKSS_SAT_INCLUSIVE, 0, 1, 8, 0};
+      if (runs % 3 == 1) { /* unaligned input rows and padded, unaligned outputs */
+        spec.layout = SKSS_SAT_PADDED;
+        spec.in_pad = 3;
+        spec.out_pad = 4 * 5;
+        spec.squared = 1;
+        spec.device_ptrs = 0;
+      }
+      run_one(cuda, ref, &r, &spec);
+      runs++;
+    }
+  }
+  assert_int_equal(runs, 6);
+  skss_ctx_destroy(cuda);
+  skss_ctx_destroy(ref);
+}
+
 int main(void) {
   if (!skss_backend_built(SKSS_BACKEND_CUDA) || skss_device_count() == 0) {
     printf("no CUDA backend or no GPU: skipped\n");
@@ -318,6 +352,7 @@ int main(void) {
       cmocka_unit_test(test_empty_inputs_write_the_padded_border),
       cmocka_unit_test(test_stress_more_strips_than_resident_warps),
       cmocka_unit_test(test_onepass_tall_tiles),
+      cmocka_unit_test(test_onepass_raw_tiles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,14 +5,19 @@
  * look-back (Merrill & Garland), one element at a time.
  *
  * The table is cut into tiles of TILE_H = WARPS * RPW rows by TILE_W = 32 *
- * VEC columns (RPW: 8, or 15-16 for 4-byte sums where the taller tiles
- * fill the GPU once; tuning.h). Each block takes the next tile by ticket
- * when it starts, tiles ticketed by anti-diagonals, so it only ever waits on tiles
- * ticketed before it, whose blocks are running. Warp w owns RPW rows, lane l
- * the VEC adjacent columns at l * VEC. The tile is copied asynchronously into
- * shared memory (16-byte copies of 4-byte elements where pointer and pitch
- * allow; scalar loads otherwise) and stays there while its carries are found,
- * so a block needs few registers and many tiles fit an SM.
+ * VEC columns (4 warps of 8 rows by 128 columns, or 15-16 rows a warp for
+ * 4-byte sums where the taller tiles fill the GPU once; 1-byte inputs with
+ * 4-byte sums: 8 warps of 8 or 12 rows by 256 columns; tuning.h). Each
+ * block takes the next tile by ticket when it starts, tiles ticketed by
+ * anti-diagonals, so it only ever waits on tiles ticketed before it, whose
+ * blocks are running. Warp w owns RPW rows, lane l the VEC adjacent columns
+ * at l * VEC. The tile is copied asynchronously into shared memory (copies
+ * of up to 16 bytes where pointer and pitch allow; scalar loads otherwise)
+ * and stays there while its carries are found, so a block needs few
+ * registers and many tiles fit an SM. A tile of sums holds its own table
+ * once the inputs are in; a raw tile (1-byte inputs) keeps the inputs and
+ * scans them twice, first for the aggregates and again for the outputs,
+ * so that four times the elements fit the same shared memory.
  *
  * An output of tile (s, p), whose first row and column are r0 and c0, is
  *   S(r, c) = corner + above(c) + left(r) + local(r, c)
@@ -56,28 +61,32 @@
 
 static const char *const FN = "skss_sat()";
 
-#define SKSS__OP_WARPS SKSS_CUDA_SAT_ONEPASS_WARPS
-#define SKSS__OP_VEC SKSS_CUDA_SAT_ONEPASS_VEC
-#define SKSS__OP_THREADS (SKSS__OP_WARPS * 32)
-#define SKSS__OP_TILE_W (32 * SKSS__OP_VEC)
 #define SKSS__OP_FULL_MASK 0xffffffffu
-static_assert(SKSS__OP_THREADS == SKSS__OP_TILE_W, "thread e looks back along column e");
-/* A tile shape: WARPS warps of RPW rows (TILE_H rows) by TILE_W columns of
- * Acc, kept in static shared memory. BLOCKS of them fit an SM's shared
- * memory (and its 2048 threads), which bounds the registers a thread may
- * have. */
-template <typename Acc, int RPW_>
+/* A tile shape: WARPS warps of RPW rows (TILE_H rows) by TILE_W = 32 * VEC
+ * columns, kept in static shared memory: as sums (Acc), or, RAW, as the raw
+ * inputs (In), scanned twice (once for the aggregates, once for the
+ * outputs) so that a tile of narrow inputs covers more elements a byte of
+ * shared memory, and its carries are fewer a byte of data. BLOCKS of them
+ * fit an SM's shared memory (and its 2048 threads), which bounds the
+ * registers a thread may have. */
+template <typename In, typename Acc, int WARPS_, int VEC_, int RPW_, bool RAW_, int MAX_BLOCKS = 32>
 struct skss__op_shape {
-  static constexpr int RPW = RPW_, TILE_H = SKSS__OP_WARPS * RPW_;
+  static constexpr int WARPS = WARPS_, VEC = VEC_, RPW = RPW_, THREADS = 32 * WARPS_,
+                       TILE_W = 32 * VEC_, TILE_H = WARPS_ * RPW_;
+  static constexpr bool RAW = RAW_;
+  typedef typename std::conditional<RAW_, In, Acc>::type Cell; /* a tile element in shared memory */
   /* a block's shared memory (skss__op_shared) and what the SM reserves for it */
-  static constexpr int SMEM =
-      (TILE_H * SKSS__OP_TILE_W + SKSS__OP_TILE_W + 2 * TILE_H + 1) * (int)sizeof(Acc) + 2 * 16 +
-      SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED;
+  static constexpr int SMEM = TILE_H * TILE_W * (int)sizeof(Cell) +
+                              ((RAW ? WARPS * TILE_W : 4) + TILE_W + 2 * TILE_H + 1) * (int)sizeof(Acc) +
+                              3 * 16 + SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED;
   static constexpr int SMEM_BLOCKS = SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM / SMEM;
-  static constexpr int BLOCKS = SMEM_BLOCKS < 2048 / SKSS__OP_THREADS ? SMEM_BLOCKS : 2048 / SKSS__OP_THREADS;
-  static_assert(TILE_H <= SKSS__OP_THREADS - 64,
+  static constexpr int FIT = SMEM_BLOCKS < 2048 / THREADS ? SMEM_BLOCKS : 2048 / THREADS;
+  static constexpr int BLOCKS = FIT < MAX_BLOCKS ? FIT : MAX_BLOCKS;
+  static_assert(THREADS == TILE_W, "thread e looks back along column e");
+  static_assert(TILE_H <= THREADS - 64,
                 "the last warps look back along the rows, one thread a row; thread 32 the corner");
-  static_assert(TILE_H * SKSS__OP_TILE_W * sizeof(Acc) <= 40 * 1024, "a tile in static shared memory");
+  static_assert(TILE_H * TILE_W * sizeof(Cell) <= 40 * 1024, "a tile in static shared memory");
+  static_assert(!RAW || sizeof(In) < sizeof(Acc), "raw tiles are for inputs narrower than their sums");
 };
 
 /* A carry word's kind (the tag less epoch * 4); 0 is "nothing yet". */
@@ -105,17 +114,19 @@ constexpr int skss__op_words() {
 /* Carry words of all three kinds for `count` tiles. */
 template <typename S, typename Acc>
 static size_t onepass_words(int count) {
-  return (size_t)count * (S::TILE_H + SKSS__OP_TILE_W + 1) * skss__op_words<Acc>();
+  return (size_t)count * (S::TILE_H + S::TILE_W + 1) * skss__op_words<Acc>();
 }
 
 /* What a block shares while it works on one tile. */
 template <typename S, typename Acc>
 struct skss__op_shared {
   /* the tile: loaded here (asynchronously, as stored in global memory, where
-   * aligned), then its own table down each warp's rows; the data lives in
-   * shared memory, not registers, so that more tiles fit an SM */
-  alignas(16) Acc tile[S::TILE_H][SKSS__OP_TILE_W];
-  alignas(16) Acc col_above[SKSS__OP_TILE_W]; /* above(c) */
+   * aligned), then, unless RAW, its own table down each warp's rows; the data
+   * lives in shared memory, not registers, so that more tiles fit an SM */
+  alignas(16) typename S::Cell tile[S::TILE_H][S::TILE_W];
+  /* RAW: each warp's column totals (its table's last row) */
+  alignas(16) Acc warp_cols[S::RAW ? S::WARPS : 1][S::RAW ? S::TILE_W : 4];
+  alignas(16) Acc col_above[S::TILE_W]; /* above(c) */
   Acc row_total[S::TILE_H];             /* each row's sum within the tile */
   Acc row_left[S::TILE_H];              /* each row's sum left of the tile */
   Acc corner;
@@ -127,11 +138,11 @@ template <size_t bytes>
 using skss__op_word = typename std::conditional<
     bytes % 16 == 0, uint4, typename std::conditional<bytes % 8 == 0, uint2, unsigned>::type>::type;
 
-/* Stores VEC elements to a pointer aligned to their total size; STREAM
+/* Stores V elements to a pointer aligned to their total size; STREAM
  * marks the lines evict-first (rows no block reads back). */
-template <bool STREAM, typename T>
-__device__ __forceinline__ void skss__op_store_vec(T *dst, const T (&v)[SKSS__OP_VEC]) {
-  constexpr size_t bytes = sizeof(T) * SKSS__OP_VEC;
+template <bool STREAM, int V, typename T>
+__device__ __forceinline__ void skss__op_store_vec(T *dst, const T (&v)[V]) {
+  constexpr size_t bytes = sizeof(T) * V;
   using W = skss__op_word<bytes>;
   W raw[bytes / sizeof(W)];
   memcpy(raw, v, bytes);
@@ -144,11 +155,11 @@ __device__ __forceinline__ void skss__op_store_vec(T *dst, const T (&v)[SKSS__OP
   }
 }
 
-/* VEC elements of type T at a 16-byte-aligned shared-memory address, in
- * the widest words their size allows. */
-template <typename T>
-__device__ __forceinline__ void skss__op_smem_get(const void *at, T (&v)[SKSS__OP_VEC]) {
-  constexpr size_t bytes = sizeof(T) * SKSS__OP_VEC;
+/* V elements of type T at a shared-memory address aligned to their total
+ * size (or 16), in the widest words their size allows. */
+template <int V, typename T>
+__device__ __forceinline__ void skss__op_smem_get(const void *at, T (&v)[V]) {
+  constexpr size_t bytes = sizeof(T) * V;
   using W = skss__op_word<bytes>;
   W raw[bytes / sizeof(W)];
 #pragma unroll
@@ -156,9 +167,9 @@ __device__ __forceinline__ void skss__op_smem_get(const void *at, T (&v)[SKSS__O
   memcpy(v, raw, bytes);
 }
 
-template <typename T>
-__device__ __forceinline__ void skss__op_smem_put(void *at, const T (&v)[SKSS__OP_VEC]) {
-  constexpr size_t bytes = sizeof(T) * SKSS__OP_VEC;
+template <int V, typename T>
+__device__ __forceinline__ void skss__op_smem_put(void *at, const T (&v)[V]) {
+  constexpr size_t bytes = sizeof(T) * V;
   using W = skss__op_word<bytes>;
   W raw[bytes / sizeof(W)];
   memcpy(raw, v, bytes);
@@ -166,57 +177,60 @@ __device__ __forceinline__ void skss__op_smem_put(void *at, const T (&v)[SKSS__O
   for (size_t i = 0; i < bytes / sizeof(W); i++) static_cast<W *>(at)[i] = raw[i];
 }
 
-/* The lane's VEC inputs of row `row` from column c0, converted (0
- * outside), one element at a time: rows that are not aligned and whole
- * (skss__op_copy_row copies the others asynchronously). */
-template <typename In, typename Acc>
+/* The lane's V inputs of row `row` from column c0, converted to T by
+ * `convert` (T(0) outside), one element at a time: rows that are not aligned
+ * and whole (skss__op_copy_row copies the others asynchronously). */
+template <int V, typename In, typename T, typename F>
 __device__ __forceinline__ void skss__op_load_row(const skss__sat_dev_plane &p, int64_t row,
-                                                  int64_t c0, Acc (&x)[SKSS__OP_VEC]) {
+                                                  int64_t c0, T (&x)[V], F convert) {
 #pragma unroll
-  for (int c = 0; c < SKSS__OP_VEC; c++) x[c] = 0;
+  for (int c = 0; c < V; c++) x[c] = T(0);
   if (row >= p.height || c0 >= p.width) return;
   const In *src = reinterpret_cast<const In *>(p.in + (size_t)row * p.in_pitch) + c0;
 #pragma unroll
-  for (int c = 0; c < SKSS__OP_VEC; c++)
-    if (c0 + c < p.width) x[c] = skss__sat_load<In, Acc>(__ldcs(src + c), p.square);
+  for (int c = 0; c < V; c++)
+    if (c0 + c < p.width) x[c] = convert(__ldcs(src + c));
 }
 
-/* Starts loading the lane's VEC inputs of row `row` from column c0 into
- * its slot of the tile: an asynchronous copy of the raw inputs where they
- * are aligned and whole (returns true: convert them once they are in), else
- * loaded and converted at once (0 outside). */
-template <typename In, typename Acc>
+/* Starts loading the lane's V inputs of row `row` from column c0 into its
+ * slot of the tile (of Cell: Acc, or In for a raw tile): an asynchronous
+ * copy of the raw inputs where they are aligned and whole (returns true:
+ * convert them once they are in), else loaded and converted to Cell at once
+ * (0 outside). */
+template <int V, bool RAW, typename In, typename Acc, typename Cell>
 __device__ __forceinline__ bool skss__op_copy_row(const skss__sat_dev_plane &p, int64_t row,
-                                                  int64_t c0, bool vec_in, Acc *slot) {
-  if (vec_in && row < p.height && c0 + SKSS__OP_VEC <= p.width) {
-    constexpr size_t bytes = sizeof(In) * SKSS__OP_VEC, chunk = bytes < 16 ? bytes : 16;
-    static_assert(sizeof(In) <= sizeof(Acc), "the raw inputs fit the slot of their sums");
+                                                  int64_t c0, bool vec_in, Cell *slot) {
+  if (vec_in && row < p.height && c0 + V <= p.width) {
+    constexpr size_t bytes = sizeof(In) * V, chunk = bytes < 16 ? bytes : 16;
+    static_assert(sizeof(In) <= sizeof(Cell), "the raw inputs fit the slot of their sums");
     const char *src = reinterpret_cast<const char *>(p.in + (size_t)row * p.in_pitch) + c0 * sizeof(In);
 #pragma unroll
     for (size_t i = 0; i < bytes / chunk; i++)
       __pipeline_memcpy_async(reinterpret_cast<char *>(slot) + i * chunk, src + i * chunk, chunk);
     return true;
   }
-  Acc x[SKSS__OP_VEC];
-  skss__op_load_row<In, Acc>(p, row, c0, x);
-  skss__op_smem_put<Acc>(slot, x);
-  return false;
+  Cell x[V];
+  if (RAW)
+    skss__op_load_row<V, In>(p, row, c0, x, [](In v) { return (Cell)v; });
+  else
+    skss__op_load_row<V, In>(p, row, c0, x, [&](In v) { return (Cell)skss__sat_load<In, Acc>(v, p.square); });
+  skss__op_smem_put<V, Cell>(slot, x);
+  return RAW;
 }
 
-/* Stores the lane's VEC outputs of row `row` from column c0 (inside only);
+/* Stores the lane's V outputs of row `row` from column c0 (inside only);
  * STREAM for rows no other block reads. */
-template <bool STREAM, typename Acc>
+template <bool STREAM, int V, typename Acc>
 __device__ __forceinline__ void skss__op_store_row(const skss__sat_dev_plane &p, int64_t row,
-                                                   int64_t c0, bool vec_out,
-                                                   const Acc (&y)[SKSS__OP_VEC]) {
+                                                   int64_t c0, bool vec_out, const Acc (&y)[V]) {
   if (row >= p.height || c0 >= p.width) return;
   Acc *dst = reinterpret_cast<Acc *>(p.out + (size_t)row * p.out_pitch) + c0;
-  if (vec_out && c0 + SKSS__OP_VEC <= p.width) {
-    skss__op_store_vec<STREAM>(dst, y);
+  if (vec_out && c0 + V <= p.width) {
+    skss__op_store_vec<STREAM, V>(dst, y);
     return;
   }
 #pragma unroll
-  for (int c = 0; c < SKSS__OP_VEC; c++) {
+  for (int c = 0; c < V; c++) {
     if (c0 + c >= p.width) continue;
     if (STREAM)
       __stcs(dst + c, y[c]);
@@ -228,12 +242,12 @@ __device__ __forceinline__ void skss__op_store_row(const skss__sat_dev_plane &p,
 /* Scans one row within the tile: x becomes the row's prefix sums within the
  * tile (lane-local prefix plus the lanes before); returns the row's total
  * within the tile (in lane 31). */
-template <typename Acc>
-__device__ __forceinline__ Acc skss__op_scan_row(Acc (&x)[SKSS__OP_VEC]) {
+template <int V, typename Acc>
+__device__ __forceinline__ Acc skss__op_scan_row(Acc (&x)[V]) {
   const int lane = threadIdx.x & 31;
 #pragma unroll
-  for (int c = 1; c < SKSS__OP_VEC; c++) x[c] += x[c - 1];
-  Acc incl = x[SKSS__OP_VEC - 1];
+  for (int c = 1; c < V; c++) x[c] += x[c - 1];
+  Acc incl = x[V - 1];
 #pragma unroll
   for (int d = 1; d < 32; d <<= 1) {
     const Acc y = __shfl_up_sync(SKSS__OP_FULL_MASK, incl, d);
@@ -242,7 +256,7 @@ __device__ __forceinline__ Acc skss__op_scan_row(Acc (&x)[SKSS__OP_VEC]) {
   const Acc before = __shfl_up_sync(SKSS__OP_FULL_MASK, incl, 1);
   if (lane > 0) {
 #pragma unroll
-    for (int c = 0; c < SKSS__OP_VEC; c++) x[c] = before + x[c];
+    for (int c = 0; c < V; c++) x[c] = before + x[c];
   }
   return incl;
 }
@@ -369,19 +383,33 @@ __device__ __forceinline__ void skss__op_diagonal_tile(int t, int down, int acro
   tp = d - ts;
 }
 
+/* The lane's V sums of a tile slot: raw inputs converted, or sums as they are. */
+template <int V, bool RAW, typename In, typename Acc, typename Cell>
+__device__ __forceinline__ void skss__op_slot_get(const skss__sat_dev_plane &p, const Cell *slot, Acc (&x)[V]) {
+  if (RAW) {
+    In raw[V];
+    skss__op_smem_get<V, In>(slot, raw);
+#pragma unroll
+    for (int c = 0; c < V; c++) x[c] = skss__sat_load<In, Acc>(raw[c], p.square);
+  } else {
+    skss__op_smem_get<V, Acc>(slot, x);
+  }
+}
+
 /* The whole tile of ticket `t` (see the header). */
 template <typename S, typename In, typename Acc>
 __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
                                                  const skss__op_tiles &g, int ticket,
                                                  skss__op_shared<S, Acc> &sh) {
-  constexpr int N = skss__op_words<Acc>(), RPW = S::RPW, TILE_H = S::TILE_H;
+  constexpr int N = skss__op_words<Acc>(), RPW = S::RPW, TILE_H = S::TILE_H, V = S::VEC;
   constexpr int G = SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS; /* predecessors a look-back loads at once */
+  typedef typename S::Cell Cell;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   int ts, tp;
   skss__op_diagonal_tile(ticket, g.down, g.across, ts, tp);
   const int t = ts * g.across + tp; /* the tile's row-major index: where its words are */
-  const int64_t r0 = (int64_t)ts * TILE_H, c0 = (int64_t)tp * SKSS__OP_TILE_W;
-  const int64_t row0 = r0 + warp * RPW, col = c0 + lane * SKSS__OP_VEC;
+  const int64_t r0 = (int64_t)ts * TILE_H, c0 = (int64_t)tp * S::TILE_W;
+  const int64_t row0 = r0 + warp * RPW, col = c0 + lane * V;
   const int first = warp * RPW; /* the warp's first row within the tile */
   const bool has_below = ts + 1 < g.down, has_right = tp + 1 < g.across;
 
@@ -389,45 +417,50 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   unsigned raw_rows = 0; /* rows whose slot holds raw inputs */
 #pragma unroll
   for (int k = 0; k < RPW; k++)
-    if (skss__op_copy_row<In, Acc>(p, row0 + k, col, g.vec_in, &sh.tile[first + k][lane * SKSS__OP_VEC]))
+    if (skss__op_copy_row<V, S::RAW, In, Acc>(p, row0 + k, col, g.vec_in, &sh.tile[first + k][lane * V]))
       raw_rows |= 1u << k;
   __pipeline_commit();
   __pipeline_wait_prior(0);
-  /* each row's prefix within the tile, then summed down the warp's rows */
-  Acc colsum[SKSS__OP_VEC];
+  /* each row's prefix within the tile, then summed down the warp's rows
+   * (kept in the tile unless it is RAW, where only their totals are) */
+  Acc colsum[V];
 #pragma unroll
-  for (int c = 0; c < SKSS__OP_VEC; c++) colsum[c] = 0;
+  for (int c = 0; c < V; c++) colsum[c] = 0;
 #pragma unroll
   for (int k = 0; k < RPW; k++) {
-    Acc *slot = &sh.tile[first + k][lane * SKSS__OP_VEC];
-    Acc x[SKSS__OP_VEC];
-    if (raw_rows >> k & 1) {
-      In raw[SKSS__OP_VEC];
-      skss__op_smem_get<In>(slot, raw);
-#pragma unroll
-      for (int c = 0; c < SKSS__OP_VEC; c++) x[c] = skss__sat_load<In, Acc>(raw[c], p.square);
-    } else {
-      skss__op_smem_get<Acc>(slot, x);
-    }
-    const Acc total = skss__op_scan_row<Acc>(x);
+    Cell *slot = &sh.tile[first + k][lane * V];
+    Acc x[V];
+    if (S::RAW || raw_rows >> k & 1)
+      skss__op_slot_get<V, true, In, Acc>(p, slot, x);
+    else
+      skss__op_slot_get<V, false, In, Acc>(p, slot, x);
+    const Acc total = skss__op_scan_row<V, Acc>(x);
     if (lane == 31) sh.row_total[first + k] = total;
 #pragma unroll
-    for (int c = 0; c < SKSS__OP_VEC; c++) colsum[c] = x[c] = colsum[c] + x[c];
-    skss__op_smem_put<Acc>(slot, x);
+    for (int c = 0; c < V; c++) colsum[c] = x[c] = colsum[c] + x[c];
+    if (!S::RAW) skss__op_smem_put<V, Acc>(slot, x);
   }
-  /* row totals and every warp's table (its last row: its column totals) are in shared memory */
+  if constexpr (S::RAW) skss__op_smem_put<V, Acc>(&sh.warp_cols[warp][lane * V], colsum);
+  /* row totals and every warp's table (or its column totals) are in shared memory */
   __syncthreads();
+  /* warp w's column totals (its table's last row) at column e */
+  auto warp_total = [&](int w, int e) -> const Acc * {
+    if constexpr (S::RAW)
+      return &sh.warp_cols[w][e];
+    else
+      return &sh.tile[w * RPW + RPW - 1][e];
+  };
 
   /* 2. the aggregates: thread e has column e, the last TILE_H threads a row each */
   /* the row, corner and column look-backs run on different threads after the
    * column one: the tile waits for the longer chain, not for all three */
-  const int row = (int)threadIdx.x - (SKSS__OP_THREADS - TILE_H);
+  const int row = (int)threadIdx.x - (S::THREADS - TILE_H);
   const bool row_duty = row >= 0;
-  skss__op_u64 *col_word = g.cols + ((size_t)t * SKSS__OP_TILE_W + threadIdx.x) * N;
+  skss__op_u64 *col_word = g.cols + ((size_t)t * S::TILE_W + threadIdx.x) * N;
   skss__op_u64 *row_word = g.rows + ((size_t)t * TILE_H + row) * N;
   Acc col_total = 0, row_total = 0;
 #pragma unroll
-  for (int w = 0; w < SKSS__OP_WARPS; w++) col_total += sh.tile[w * RPW + RPW - 1][threadIdx.x];
+  for (int w = 0; w < S::WARPS; w++) col_total += *warp_total(w, threadIdx.x);
   if (has_below) skss__op_put<Acc>(col_word, col_total, g.ta.epoch, SKSS__OP_AGGREGATE);
   if (row_duty) {
     row_total = sh.row_total[row];
@@ -436,12 +469,12 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
 
   /* 3. the look-backs, each inclusive published as soon as it is known */
   const Acc above =
-      ts > 0 ? skss__op_lookback<Acc, G>(col_word, (ptrdiff_t)g.across * SKSS__OP_TILE_W * N, ts, g.ta.epoch)
+      ts > 0 ? skss__op_lookback<Acc, G>(col_word, (ptrdiff_t)g.across * S::TILE_W * N, ts, g.ta.epoch)
              : Acc(0);
   if (has_below) {
     skss__op_put<Acc>(col_word, above + col_total, g.ta.epoch, SKSS__OP_INCLUSIVE);
     /* the last column's: the corner scan's aggregate for the tile row below */
-    if (has_right && threadIdx.x == SKSS__OP_THREADS - 1)
+    if (has_right && threadIdx.x == S::THREADS - 1)
       skss__op_put<Acc>(g.corners + (size_t)t * N, above + col_total, g.ta.epoch,
                         SKSS__OP_AGGREGATE);
   }
@@ -462,39 +495,46 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   __syncthreads();
 
   /* 4. the outputs: corner + above + left (down the tile's rows) + local */
-  Acc top[SKSS__OP_VEC];
-  skss__op_smem_get<Acc>(&sh.col_above[lane * SKSS__OP_VEC], top);
+  Acc top[V];
+  skss__op_smem_get<V, Acc>(&sh.col_above[lane * V], top);
 #pragma unroll
-  for (int c = 0; c < SKSS__OP_VEC; c++) top[c] += sh.corner;
+  for (int c = 0; c < V; c++) top[c] += sh.corner;
 #pragma unroll
-  for (int w = 0; w < SKSS__OP_WARPS - 1; w++) {
+  for (int w = 0; w < S::WARPS - 1; w++) {
     if (w >= warp) break;
-    Acc above_warp[SKSS__OP_VEC]; /* the totals of a warp above: its table's last row */
-    skss__op_smem_get<Acc>(&sh.tile[w * RPW + RPW - 1][lane * SKSS__OP_VEC], above_warp);
+    Acc above_warp[V]; /* the totals of a warp above */
+    skss__op_smem_get<V, Acc>(warp_total(w, lane * V), above_warp);
 #pragma unroll
-    for (int c = 0; c < SKSS__OP_VEC; c++) top[c] += above_warp[c];
+    for (int c = 0; c < V; c++) top[c] += above_warp[c];
   }
   Acc left = 0;
 #pragma unroll
   for (int r = 0; r < TILE_H - RPW; r++)
     if (r < first) left += sh.row_left[r];
-  Acc x[SKSS__OP_VEC];
+  Acc x[V];
 #pragma unroll
   for (int k = 0; k < RPW; k++) {
     left += sh.row_left[first + k];
-    skss__op_smem_get<Acc>(&sh.tile[first + k][lane * SKSS__OP_VEC], x);
+    const Cell *slot = &sh.tile[first + k][lane * V];
+    if constexpr (S::RAW) { /* the row's table again from the raw inputs, summed down into top */
+      skss__op_slot_get<V, S::RAW, In, Acc>(p, slot, x);
+      skss__op_scan_row<V, Acc>(x);
 #pragma unroll
-    for (int c = 0; c < SKSS__OP_VEC; c++) x[c] = top[c] + left + x[c];
-    skss__op_store_row<true>(p, row0 + k, col, g.vec_out, x);
+      for (int c = 0; c < V; c++) x[c] = (top[c] += x[c]) + left;
+    } else {
+      skss__op_smem_get<V, Acc>(slot, x);
+#pragma unroll
+      for (int c = 0; c < V; c++) x[c] = top[c] + left + x[c];
+    }
+    skss__op_store_row<true, V>(p, row0 + k, col, g.vec_out, x);
   }
   /* the bottom-right output: the corner scan's inclusive for the tile row below */
-  if (has_below && has_right && threadIdx.x == SKSS__OP_THREADS - 1)
-    skss__op_put<Acc>(g.corners + (size_t)t * N, x[SKSS__OP_VEC - 1], g.ta.epoch,
-                      SKSS__OP_INCLUSIVE);
+  if (has_below && has_right && threadIdx.x == S::THREADS - 1)
+    skss__op_put<Acc>(g.corners + (size_t)t * N, x[V - 1], g.ta.epoch, SKSS__OP_INCLUSIVE);
 }
 
 template <typename S, typename In, typename Acc>
-__global__ void __launch_bounds__(SKSS__OP_THREADS, S::BLOCKS)
+__global__ void __launch_bounds__(S::THREADS, S::BLOCKS)
     skss__sat_onepass_kernel(skss__sat_dev_plane p, skss__op_tiles g) {
   __shared__ skss__op_shared<S, Acc> sh;
   /* relaxed: the ticket only orders tiles; data is published by the carry words. */
@@ -509,7 +549,7 @@ template <typename S>
 static bool onepass_tiles(const skss__sat_dev_plane *plane, int *down, int *across) {
   constexpr int TILE_H = S::TILE_H;
   const int64_t d = (plane->height + TILE_H - 1) / TILE_H;
-  const int64_t a = (plane->width + SKSS__OP_TILE_W - 1) / SKSS__OP_TILE_W;
+  const int64_t a = (plane->width + S::TILE_W - 1) / S::TILE_W;
   if (d > INT_MAX || a > INT_MAX || d * a > INT_MAX) return false;
   *down = (int)d;
   *across = (int)a;
@@ -531,7 +571,7 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) 
   g.down = down;
   g.across = across;
   g.count = down * across;
-  const size_t in_vec = sizeof(In) * SKSS__OP_VEC, out_vec = sizeof(Acc) * SKSS__OP_VEC;
+  const size_t in_vec = sizeof(In) * S::VEC, out_vec = sizeof(Acc) * S::VEC;
   g.vec_in = (uintptr_t)plane->in % in_vec == 0 && plane->in_pitch % in_vec == 0;
   g.vec_out = (uintptr_t)plane->out % out_vec == 0 && plane->out_pitch % out_vec == 0;
   /* the carry words are epoch flags (two ints each): nothing to reset before the kernel */
@@ -540,12 +580,12 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) 
   if (st != SKSS_OK) return st;
   g.rows = reinterpret_cast<skss__op_u64 *>(g.ta.words);
   g.cols = g.rows + (size_t)g.count * S::TILE_H * N;
-  g.corners = g.cols + (size_t)g.count * SKSS__OP_TILE_W * N;
+  g.corners = g.cols + (size_t)g.count * S::TILE_W * N;
   /* the tile is in shared memory: take the whole carveout for it (the kernel reads through L2) */
   SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc>,
                                               cudaFuncAttributePreferredSharedMemoryCarveout,
                                               (int)cudaSharedmemCarveoutMaxShared));
-  skss__sat_onepass_kernel<S, In, Acc><<<g.count, SKSS__OP_THREADS, 0, stream>>>(*plane, g);
+  skss__sat_onepass_kernel<S, In, Acc><<<g.count, S::THREADS, 0, stream>>>(*plane, g);
   if (cudaPeekAtLastError() != cudaSuccess) skss__cuda_epoch_flags_abandon(ctx);
   SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
   return SKSS_OK;
@@ -555,24 +595,44 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) 
  * once, short ones (more tiles, more parallelism) below that and for
  * 8-byte sums (a tall tile of those would not fit static shared memory).
  * Inputs narrower than their sums take the tall shape a little shorter, so
- * that one more tile fits an SM (tuning.h). */
+ * that one more tile fits an SM; 1-byte inputs with 4-byte sums take raw
+ * tiles of 256 columns instead where those fill the GPU (the taller of
+ * them where they fill it twice). tuning.h has the measurements. */
 struct skss__sat_onepass_launch {
+  template <typename S>
+  static int64_t tiles_of(const skss__sat_dev_plane *plane) {
+    return (plane->height + S::TILE_H - 1) / S::TILE_H * ((plane->width + S::TILE_W - 1) / S::TILE_W);
+  }
   template <typename In, typename Acc>
   static skss_status run(skss_ctx *ctx, const skss__sat_dev_plane *plane) {
-    constexpr int SHORT = SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP;
+    constexpr int SHORT = SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP, WARPS = SKSS_CUDA_SAT_ONEPASS_WARPS,
+                  VEC = SKSS_CUDA_SAT_ONEPASS_VEC;
     /* (8-byte sums: the short shape twice, so that the tall one is never instantiated) */
     constexpr int TALL = sizeof(Acc) != 4            ? SHORT
                          : sizeof(In) < sizeof(Acc) ? SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL_NARROW
                                                     : SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL;
-    typedef skss__op_shape<Acc, SHORT> Short;
-    typedef skss__op_shape<Acc, TALL> Tall;
+    typedef skss__op_shape<In, Acc, WARPS, VEC, SHORT, false> Short;
+    typedef skss__op_shape<In, Acc, WARPS, VEC, TALL, false> Tall;
+    /* (other pairs: the tall shape again, never run) */
+    constexpr bool RAW = sizeof(In) == 1 && sizeof(Acc) == 4;
+    typedef typename std::conditional<
+        RAW,
+        skss__op_shape<In, Acc, SKSS_CUDA_SAT_ONEPASS_RAW_WARPS, SKSS_CUDA_SAT_ONEPASS_RAW_VEC,
+                       SKSS_CUDA_SAT_ONEPASS_RAW_ROWS_PER_WARP, true, SKSS_CUDA_SAT_ONEPASS_RAW_BLOCKS>,
+        Tall>::type Raw;
+    typedef typename std::conditional<
+        RAW,
+        skss__op_shape<In, Acc, SKSS_CUDA_SAT_ONEPASS_RAW_WARPS, SKSS_CUDA_SAT_ONEPASS_RAW_VEC,
+                       SKSS_CUDA_SAT_ONEPASS_RAW_ROWS_PER_WARP_TALL, true, SKSS_CUDA_SAT_ONEPASS_RAW_BLOCKS>,
+        Tall>::type RawTall;
     if (sizeof(Acc) != 4) return onepass_run<Short, In, Acc>(ctx, plane);
     int sms = 0;
     SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                                   skss__cuda(ctx)->device));
-    const int64_t tall = (plane->height + Tall::TILE_H - 1) / Tall::TILE_H *
-                         ((plane->width + SKSS__OP_TILE_W - 1) / SKSS__OP_TILE_W);
-    if (tall >= (int64_t)Tall::BLOCKS * sms) return onepass_run<Tall, In, Acc>(ctx, plane);
+    if (RAW && tiles_of<RawTall>(plane) >= 2 * (int64_t)RawTall::BLOCKS * sms)
+      return onepass_run<RawTall, In, Acc>(ctx, plane);
+    if (RAW && tiles_of<Raw>(plane) >= (int64_t)Raw::BLOCKS * sms) return onepass_run<Raw, In, Acc>(ctx, plane);
+    if (tiles_of<Tall>(plane) >= (int64_t)Tall::BLOCKS * sms) return onepass_run<Tall, In, Acc>(ctx, plane);
     return onepass_run<Short, In, Acc>(ctx, plane);
   }
 };
