@@ -124,7 +124,8 @@ struct skss__op_shared {
    * aligned), then, unless RAW, its own table down each warp's rows; the data
    * lives in shared memory, not registers, so that more tiles fit an SM */
   alignas(16) typename S::Cell tile[S::TILE_H][S::TILE_W];
-  /* RAW: each warp's column totals (its table's last row) */
+  /* RAW: each warp's column totals (its table's last row); a 16-byte stub
+   * otherwise, where they are the tile's own rows */
   alignas(16) Acc warp_cols[S::RAW ? S::WARPS : 1][S::RAW ? S::TILE_W : 4];
   alignas(16) Acc col_above[S::TILE_W]; /* above(c) */
   Acc row_total[S::TILE_H];             /* each row's sum within the tile */
