@@ -24,12 +24,16 @@
  *  - no fences on the global hand-off: the strip's two bottom rows of
  *    errors go out as 32-bit words that carry their own tag (error in the
  *    low half, the strip's tag in the high half), so the strip below polls
- *    the data itself (relaxed loads, a group of 8 steps fetched two groups
- *    ahead) instead of a progress flag that needs a fence before it; a word
- *    is single-copy atomic, so a matching tag means its error is that
- *    strip's. Words live in a ring of two strips per image (strip s-2's
- *    words have been read by strip s-1 before strip s, which waits on s-1,
- *    gets that far), zeroed before the kernel, tag = strip / 2 + 1;
+ *    the data itself instead of a progress flag that needs a fence before
+ *    it (tagged_exchange below);
+ *  - no global load, and no wait on one, on a compute warp: a border warp
+ *    of its own, outside the strip's barrier, polls the strip above and
+ *    hands the words to compute warp 0 through shared memory, and every
+ *    shared-memory read of the exchange is issued halfway through the group
+ *    before, so that a warp, which issues in order, never stalls on it at a
+ *    group's start (with the loads in warp 0, the address arithmetic and the
+ *    wait before each group cost every strip below the first ~12% of its
+ *    step: bench/NOTES.md);
  *  - batches: block tickets run over every strip of every image, so many
  *    independent wavefronts fill the GPU.
  */
@@ -51,58 +55,87 @@ constexpr int ROWS = 32 * NW;
 /* Tag of strip s's words in its ring slot: differs from strip s-2's, never 0. */
 __device__ __forceinline__ unsigned strip_tag(int strip) { return (unsigned)((strip >> 1) % 65535 + 1); }
 
+/* Threads of a block: the strip's compute and I/O warps, and its border warp. */
+constexpr int THREADS = strip_rows_threads<NW>() + 32;
+
+/* Words of one row of errors in global memory: column x at x + PAD + its
+ * row's offset (below), so that the border warp's 16-byte loads are aligned
+ * and may run a few columns past either edge. */
+constexpr int PAD = 8;
+__host__ __device__ constexpr size_t word_pitch(int64_t width) { return ((size_t)width + 2 * PAD + 3) & ~(size_t)3; }
+
+/* Groups of errors the border warp may hold ahead of compute warp 0. */
+constexpr int BR = 16;
+
+/* What the border warp hands compute warp 0 (shared memory): for group G
+ * (steps 8 G .. 8 G + 7 of the strip), e[G % BR][j] is the error of the
+ * strip above's bottom row at lane 0's column of step 8 G + j plus LAG, and
+ * e[..][8 + j] that of the row above it at plus 2 LAG (0 outside the image);
+ * `ready`: groups handed over, `consumed`: groups warp 0 has read. */
+struct border_ring {
+  alignas(16) int e[BR][16];
+  int ready, consumed;
+};
+
+/*
+ * The hand-off between strips. The strip's bottom warp writes the errors of
+ * its two bottom rows as 32-bit words that carry their own tag (error in
+ * the low half, the strip's tag in the high half), so the strip below polls
+ * the data itself instead of a progress flag that needs a fence before it:
+ * a word is single-copy atomic, so a matching tag means its error is that
+ * strip's. Words live in a ring of two strips per image (strip s-2's words
+ * have been read by strip s-1 before strip s, which waits on s-1, gets that
+ * far), zeroed before the kernel, tag = strip / 2 + 1.
+ *
+ * The strip below reads them through its border warp, a warp of its own
+ * outside the strip's barrier: it polls eight groups' words at once (one
+ * 16-byte load a lane), hands over each group as soon as all of its words
+ * carry the tag, and compute warp 0 reads them from shared memory. So no
+ * global load, and no wait on one, is on the chain of compute warp 0 (with
+ * the loads in warp 0, a strip below its first stepped ~12% slower).
+ */
 template <int LAG>
 struct tagged_exchange {
-  unsigned *words; /* [image][strip % 2][row 0/1][width] */
-  unsigned p1, p2; /* lane's word for the next group and the one after */
+  unsigned *words; /* [image][strip % 2][row 0/1][word_pitch(width)] */
+  border_ring *br;
 
-  __device__ unsigned *slot(const strip_pos &p, int strip, int row) const {
-    return words + ((size_t)(p.image * 2 + (strip & 1)) * 2 + row) * (size_t)p.width;
+  /* Where row `row` (0: the bottom) of strip `strip` keeps column x. */
+  __device__ unsigned *word(const strip_pos &p, int strip, int row, int x) const {
+    constexpr int off0 = LAG % 4; /* row 0's first column of a group is 8 G - LAG */
+    return words + ((size_t)(p.image * 2 + (strip & 1)) * 2 + row) * word_pitch(p.width) +
+           (size_t)(x + PAD + (row == 0 ? off0 : 0));
   }
 
-  /* The lane's word of the group from T8 (a valid 0 outside the image). */
-  __device__ unsigned fetch(const strip_pos &p, int T8) const {
-    const unsigned valid0 = p.strip > 0 ? strip_tag(p.strip - 1) << 16 : 0u;
-    int row;
-    const int x = border_column<LAG>(T8, &row);
-    if (p.strip == 0 || x < 0 || x >= p.width) return valid0;
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> w(slot(p, p.strip - 1, row)[x]);
-    /* relaxed: the word is its own flag; no other data hangs on it. */
-    return w.load(cuda::memory_order_relaxed);
+  /* Every compute warp, halfway through the group before G (so that the
+   * shared-memory latency is not a stall at the start of group G, where
+   * the warp issues in order): what the ring holds for group G, and how
+   * many groups it holds. Read in this order, so a slot read after a
+   * `ready` that covers it is the handed-over one. */
+  int pf_ready = 0, pf_word = 0;
+  __device__ void group_prefetch(int G) {
+    const volatile border_ring *v = br;
+    pf_ready = v->ready;
+    pf_word = v->e[G % BR][threadIdx.x & 15];
   }
 
-  __device__ void begin(const strip_pos &p) {
-    p1 = fetch(p, 0);
-    p2 = fetch(p, GROUP);
-  }
-
-  __device__ void chunk_begin(const strip_pos &, int) {}
-
-  __device__ int group_words(const strip_pos &p, int T8) {
-    unsigned cur = p1;
-    p1 = p2;
-    p2 = fetch(p, T8 + 2 * GROUP);
-    if (p.strip > 0) {
-      const unsigned want = strip_tag(p.strip - 1);
-      unsigned ns = 0;
-      bool waited = false;
-      /* spin-wait: the strip above took its ticket first, so it is running. */
-      while (!__all_sync(FULL, (cur >> 16) == want)) {
-        if (ns) __nanosleep(ns);
-        ns = ns < 256 ? ns + 32 : 256;
-        cur = fetch(p, T8);
-        waited = true;
+  /* Compute warp 0, lane j < 8: the bottom row above's error at T8 + j +
+   * LAG, lane 8 + j: the row above it at T8 + j + 2 LAG (border_column). */
+  __device__ int group_words(const strip_pos &, int T8) {
+    const int G = T8 / GROUP, lane = threadIdx.x & 31;
+    volatile border_ring *v = br;
+    /* volatile, no fence: group G-1's words were read into registers (and
+     * shuffled) last group, and the border warp fences its own side. */
+    if (lane == 0) v->consumed = G;
+    int word = pf_word;
+    if (pf_ready <= G) {
+      /* spin-wait: the border warp polls the strip above, which took its
+       * ticket first, so it is running. The slot is read after `ready`
+       * covers it (the load cannot issue before the loop's exit). */
+      while (v->ready <= G) {
       }
-      /* The next two groups' words were fetched before these arrived, so
-       * they are likely stale too: fetch them again now, or each would cost
-       * another round trip (a consumer that caught up with its producer
-       * stalled for three round trips instead of one). */
-      if (waited) {
-        p1 = fetch(p, T8 + GROUP);
-        p2 = fetch(p, T8 + 2 * GROUP);
-      }
+      word = v->e[G % BR][lane & 15];
     }
-    return (int)(int16_t)(cur & 0xffffu);
+    return lane < 16 ? word : 0;
   }
 
   /* Lanes 0-7: error e of the strip's bottom row at step T8 + lane; 8-15:
@@ -112,43 +145,134 @@ struct tagged_exchange {
     int row;
     const int x = bottom_column<LAG, NW, D>(T8, &row);
     if (x < 0 || x >= p.width) return;
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> w(slot(p, p.strip, row)[x]);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> w(*word(p, p.strip, row, x));
     /* relaxed: tag and error travel in one single-copy-atomic word. */
     w.store(strip_tag(p.strip) << 16 | ((unsigned)e & 0xffffu), cuda::memory_order_relaxed);
   }
 
-  __device__ void chunk_end(const strip_pos &, int) {}
+  /* The border warp of a strip of `groups` groups: lanes 0-15 poll four
+   * columns of the bottom row above each (groups G0 + lane / 2), lanes
+   * 16-31 four of the row above it, eight groups a load. */
+  __device__ void border_loop(const strip_pos &p, int groups) {
+    constexpr int PRE = pre_steps<LAG>();
+    const int lane = threadIdx.x & 31, m = lane & 15, row = lane >> 4;
+    volatile border_ring *v = br;
+    const unsigned want = p.strip > 0 ? strip_tag(p.strip - 1) : 0u;
+    for (int G0 = 0; G0 < groups; G0 += 8) {
+      const int x = 8 * G0 + (row == 0 ? LAG : 2 * LAG) - PRE + 4 * m; /* this lane's first column */
+      const int gl = G0 + m / 2;                                        /* its group */
+      int done = 0; /* groups of this batch handed over */
+      unsigned ns = 0;
+      while (done < 8 && G0 + done < groups) {
+        int e[4] = {0, 0, 0, 0};
+        bool ok = true;
+        if (p.strip > 0 && x + 3 >= 0 && x < p.width) {
+          uint4 v;
+          /* relaxed, 16 bytes: each 32-bit word single-copy atomic and its
+           * own flag; no other data hangs on them. */
+          asm volatile("ld.relaxed.gpu.global.v4.u32 {%0, %1, %2, %3}, [%4];"
+                       : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                       : "l"(word(p, p.strip - 1, row, x)));
+          const unsigned vw[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+          for (int i = 0; i < 4; i++) {
+            const bool in = (unsigned)(x + i) < (unsigned)p.width;
+            ok = ok && (!in || vw[i] >> 16 == want);
+            e[i] = in ? (int)(int16_t)(vw[i] & 0xffffu) : 0;
+          }
+        }
+        /* group g of the batch is complete when lanes 2g, 2g+1, 16+2g and
+         * 16+2g+1 all are: the leading complete groups are handed over. */
+        const unsigned okb = __ballot_sync(FULL, ok), both = okb & (okb >> 16) & 0xffffu;
+        const unsigned pairs = both & (both >> 1) & 0x5555u; /* bit 2g: group g */
+        int k = 0;
+        while (k < 8 && (pairs >> (2 * k)) & 1u) k++;
+        k = min(k, groups - G0);
+        if (k > done) {
+          /* spin-wait for ring space: slot of group G0 + k - 1 last held group G0 + k - 1 - BR. */
+          while (v->consumed < G0 + k - BR) __nanosleep(64);
+          /* warp 0's reads of the slots reused here are done. */
+          __threadfence_block();
+          if (gl >= G0 + done && gl < G0 + k)
+            *reinterpret_cast<int4 *>(&br->e[gl % BR][8 * row + 4 * (m & 1)]) = make_int4(e[0], e[1], e[2], e[3]);
+          /* every lane's words are in the ring before lane 0 hands them over. */
+          __syncwarp();
+          if (lane == 0) {
+            /* the words before the count that hands them over. */
+            __threadfence_block();
+            v->ready = G0 + k;
+          }
+          done = k;
+          ns = 0;
+        } else {
+          /* spin-wait: the strip above has not reached these columns yet. */
+          __nanosleep(ns);
+          ns = ns < 128 ? ns + 32 : 128;
+        }
+      }
+    }
+  }
 };
 
+/* The kernel's body: blocks take strips by ticket until none is left. */
 template <typename K>
-__global__ void __launch_bounds__(strip_rows_threads<NW>()) strips_kernel(skss__ht_dev_job job, skss__dev_taskarray ta,
-                                                                         unsigned *words, int strips, int total) {
+__device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const skss__dev_taskarray &ta,
+                                            unsigned *words, int strips, int total) {
   constexpr int LAG = K::slope + SKSS_CUDA_HT_STRIPS_SLACK;
+  constexpr int SPAN = LAG * (32 * NW - 1) + D * (NW - 1);
   __shared__ warp_hist hist[NW];
+  __shared__ border_ring br;
   __shared__ int ticket;
   tagged_exchange<LAG> ex;
   ex.words = words;
+  ex.br = &br;
   for (;;) {
     if (threadIdx.x < 32) {
       const int g = skss__warp_ticket(ta);
       if (threadIdx.x == 0) ticket = g;
     }
-    /* the ticket is read by every warp. */
+    /* the ticket is read by every warp; the last strip's warps are done with br. */
     __syncthreads();
     const int g = ticket;
-    /* every warp has read it before warp 0 takes the next. */
+    if (threadIdx.x == 0) br.ready = br.consumed = 0;
+    /* every warp has read the ticket before warp 0 takes the next, and br is reset. */
     __syncthreads();
     if (g >= total) return;
     const strip_pos p = locate(job, g, strips, ROWS);
-    ex.begin(p);
-    run_strip_rows<K, LAG, NW, D>(p, job.white_above, hist, ex);
+    if (threadIdx.x >= strip_rows_threads<NW>()) {
+      const int steps = pre_steps<LAG>() + p.width + SPAN;
+      ex.border_loop(p, (steps + CHUNK - 1) / CHUNK * (CHUNK / GROUP));
+    } else {
+      ex.pf_ready = 0; /* nothing prefetched for this strip's group 0 */
+      run_strip_rows<K, LAG, NW, D>(p, job.white_above, hist, ex);
+    }
   }
+}
+
+/* Two builds of the kernel. strips_kernel lets the compiler take the
+ * registers that make a strip step fastest (96 for Floyd-Steinberg: 2
+ * blocks an SM), for the strips of one image, which fit on the GPU at once;
+ * strips_kernel_batch caps them so that 3 blocks fit an SM, for more strips
+ * than that (batches), where strips in flight matter more than each one's
+ * step (H200, FS: one 16K image 3.40 against 3.71 ms; 64 x 4K 4.34 against
+ * 5.41 ms). (A minimum of 2 blocks an SM, which also gives 96 registers,
+ * scheduled the steps worse: 16K 3.75 ms.) */
+template <typename K>
+__global__ void __launch_bounds__(THREADS) strips_kernel(skss__ht_dev_job job, skss__dev_taskarray ta,
+                                                         unsigned *words, int strips, int total) {
+  strips_body<K>(job, ta, words, strips, total);
+}
+
+template <typename K>
+__global__ void __launch_bounds__(THREADS, 3) strips_kernel_batch(skss__ht_dev_job job, skss__dev_taskarray ta,
+                                                                  unsigned *words, int strips, int total) {
+  strips_body<K>(job, ta, words, strips, total);
 }
 
 int strips_of(const skss__ht_dev_job *job) { return (int)((job->height + ROWS - 1) / ROWS); }
 
 size_t words_bytes(const skss__ht_dev_job *job) {
-  return skss__cuda_align((size_t)job->images * 4 * (size_t)job->width * sizeof(unsigned));
+  return skss__cuda_align((size_t)job->images * 4 * word_pitch(job->width) * sizeof(unsigned));
 }
 
 struct launch {
@@ -162,14 +286,18 @@ struct launch {
     unsigned *words = reinterpret_cast<unsigned *>(static_cast<uint8_t *>(scratch) +
                                                    skss__dev_taskarray_bytes(0));
     SKSS_CUDA_TRY(ctx, fn, cudaMemsetAsync(words, 0, words_bytes(job), stream));
-    auto kern = strips_kernel<K>;
     int sms = 0, per_sm = 0;
     SKSS_CUDA_TRY(ctx, fn, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                                   skss__cuda(ctx)->device));
-    constexpr int threads = strip_rows_threads<NW>();
-    SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads, 0));
+    auto kern = strips_kernel<K>;
+    SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, THREADS, 0));
+    if (total > sms * per_sm) {
+      /* more strips than fit at once: the build that fits more. */
+      kern = strips_kernel_batch<K>;
+      SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, THREADS, 0));
+    }
     const int resident = sms * (per_sm > 0 ? per_sm : 1);
-    kern<<<total < resident ? total : resident, threads, 0, stream>>>(*job, ta, words, strips, total);
+    kern<<<total < resident ? total : resident, THREADS, 0, stream>>>(*job, ta, words, strips, total);
     SKSS_CUDA_CHECK_LAUNCH(ctx, fn);
     return SKSS_OK;
   }

@@ -402,6 +402,12 @@ __device__ __forceinline__ void run_strip(const strip_pos &pos, int white_above,
  * sharing a double ring; the I/O warp loads two chunks ahead, stages one
  * ahead and stores the chunk before, between the same barriers, so a
  * compute warp only reads its 32 pixels and writes its 32 bytes a chunk.
+ *
+ * The exchange Ex of run_strip_rows(): ex.group_prefetch(G), every compute
+ * warp halfway through group G-1 (the exchange's shared-memory reads, off
+ * the start of group G); ex.group_words(pos, T8), warp 0 at the start of a
+ * group (as in run_strip()); ex.group_end_e(pos, e, T8), the bottom warp at
+ * its end, lanes 0-15 with the errors of its lanes 31 and 30.
  */
 struct warp_hist {
   int4 h[2][2][32]; /* [group % 2][steps 0-3 / 4-7][lane]: 16-byte accesses, no bank conflicts */
@@ -413,12 +419,17 @@ struct warp_hist {
 template <int NW>
 constexpr int strip_rows_threads() { return 64 * NW; }
 
-/* The block's barrier: every GROUP steps, all 2 NW warps. The compute and
- * the I/O warps reach it from different places in the code, which
- * __syncthreads() (an aligned barrier: every thread at the same
+/* The strip's barrier: every GROUP steps, its 2 NW compute and I/O warps
+ * (named barrier 1 with their thread count, so that a block's other warps,
+ * such as the strip-border warp of halftone_strips.cu, run on without it).
+ * The compute and the I/O warps reach it from different places in the
+ * code, which __syncthreads() (an aligned barrier: every thread at the same
  * instruction) does not allow; the unaligned form does, with the same
- * ordering of shared and global memory among the block's threads. */
-__device__ __forceinline__ void strip_barrier() { asm volatile("barrier.sync 0;" ::: "memory"); }
+ * ordering of shared and global memory among the threads it counts. */
+template <int NW>
+__device__ __forceinline__ void strip_barrier() {
+  asm volatile("barrier.sync 1, %0;" ::"n"(64 * NW) : "memory");
+}
 
 template <typename K, int LAG, int NW, int D, typename Ex>
 __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_above, warp_hist *hist, Ex &ex) {
@@ -452,7 +463,7 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
     stage_chunk(0);
     if (chunks > 1) load_chunk(CHUNK);
     /* chunk 0's pixels are in the ring before the compute warps read them. */
-    strip_barrier();
+    strip_barrier<NW>();
     for (int c = 0; c < chunks; c++) {
       /* One kind of work a group, so that no group of the compute warps
        * waits at its barrier for the whole chunk's I/O (all of it in the
@@ -465,16 +476,16 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
        * then wait for these too). */
       static_assert(CHUNK / GROUP == 4, "the I/O warp meets the compute warps four times a chunk");
       if (c > 0) flush_chunk(c - 1);
-      strip_barrier();
+      strip_barrier<NW>();
       if (c + 1 < chunks) stage_chunk(c + 1);
-      strip_barrier();
+      strip_barrier<NW>();
       if (c + 2 < chunks) load_chunk((c + 2) * CHUNK);
-      strip_barrier();
-      strip_barrier();
+      strip_barrier<NW>();
+      strip_barrier<NW>();
     }
     flush_chunk(chunks - 1);
     /* the next strip reuses the rings. */
-    strip_barrier();
+    strip_barrier<NW>();
     return;
   }
 
@@ -562,6 +573,11 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
             if (K::weight(2, dx + 2) != 0) ahead[2 * LAG + dx - 1] += K::weight(2, dx + 2) * u2;
         }
         eh[j] = e;
+        /* the exchange's shared-memory reads for the next group, halfway
+         * (so that their latency is not a stall at the start of the group,
+         * where the warp issues in order), in every warp (so that no branch
+         * splits the steps). */
+        if (j == GROUP / 2) ex.group_prefetch(G + 1);
       }
       hs->h[slot][0][lane] = make_int4(eh[0], eh[1], eh[2], eh[3]);
       hs->h[slot][1][lane] = make_int4(eh[4], eh[5], eh[6], eh[7]);
@@ -578,12 +594,12 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
         for (int k = 0; k < CHUNK / 4; k++) *reinterpret_cast<unsigned *>(&hs->ring[c & 1][lane][4 * k]) = ow[k];
       }
       /* warp w+1 reads this group's slot, the I/O warp the chunk's bytes, after it. */
-      strip_barrier();
+      strip_barrier<NW>();
     }
   };
 
   /* the I/O warps stage chunk 0 before it. */
-  strip_barrier();
+  strip_barrier<NW>();
   for (int c = 0; c < chunks; c++) {
     const int x0 = c * CHUNK - xoff;
     if (interior(c * CHUNK))
@@ -591,8 +607,9 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
     else
       chunk_steps(c, x0, std::false_type{});
   }
+
   /* the next strip reuses hist. */
-  strip_barrier();
+  strip_barrier<NW>();
 }
 
 }  // namespace skss_wf
