@@ -67,15 +67,22 @@ __host__ __device__ constexpr size_t word_pitch(int64_t width) { return ((size_t
 /* Groups of errors the border warp may hold ahead of compute warp 0. */
 constexpr int BR = 16;
 
-/* What the border warp hands compute warp 0 (shared memory): for group G
- * (steps 8 G .. 8 G + 7 of the strip), e[G % BR][j] is the error of the
- * strip above's bottom row at lane 0's column of step 8 G + j plus LAG, and
- * e[..][8 + j] that of the row above it at plus 2 LAG (0 outside the image);
- * `ready`: groups handed over, `consumed`: groups warp 0 has read. */
+/* What the border warp hands compute warp 0 (shared memory). Groups are
+ * counted over the block's strips (Gb = the block's groups before this
+ * strip + G): e[Gb % BR][j] holds the error of the strip above's bottom row
+ * at lane 0's column of step 8 G + j plus LAG, and e[..][8 + j] that of the
+ * row above it at plus 2 LAG (0 outside the image), each as a word that
+ * carries its own tag, as the global words do: error in the low half,
+ * ring_tag(Gb) in the high half, which differs between two uses of a slot
+ * and is never 0 (the ring starts zeroed). `consumed`: warp 0 has read
+ * every group before it. Every access is an atomic, so no word is read
+ * while half written and no read races a write. */
 struct border_ring {
-  alignas(16) int e[BR][16];
-  int ready, consumed;
+  alignas(16) unsigned e[BR][16];
+  int consumed;
 };
+
+__device__ __forceinline__ unsigned ring_tag(int Gb) { return (unsigned)((Gb / BR) & 0x7fff) + 1u; }
 
 /*
  * The hand-off between strips. The strip's bottom warp writes the errors of
@@ -106,36 +113,32 @@ struct tagged_exchange {
            (size_t)(x + PAD + (row == 0 ? off0 : 0));
   }
 
-  /* Every compute warp, halfway through the group before G (so that the
-   * shared-memory latency is not a stall at the start of group G, where
-   * the warp issues in order): what the ring holds for group G, and how
-   * many groups it holds. Read in this order, so a slot read after a
-   * `ready` that covers it is the handed-over one. */
-  int pf_ready = 0, pf_word = 0;
+  int gbase = 0; /* the block's groups before this strip (every thread keeps its count) */
+
+  /* Every compute warp, halfway through group G-1 (so that the
+   * shared-memory latency is not a stall at the start of group G, where a
+   * warp issues in order, and with no branch among the steps; warp 0 uses
+   * it): the ring's word for group G. */
+  unsigned pf_word = 0;
   __device__ void group_prefetch(int G) {
-    const volatile border_ring *v = br;
-    pf_ready = v->ready;
-    pf_word = v->e[G % BR][threadIdx.x & 15];
+    const int Gb = gbase + G;
+    pf_word = atomicAdd(&br->e[Gb % BR][threadIdx.x & 15], 0u);
+    /* Warp 0 has read (and used: no fence needed) the words of every group
+     * before G, so the border warp may reuse their slots; said once a chunk
+     * (BR covers it). */
+    if (G % (CHUNK / GROUP) == 0 && threadIdx.x == 0) atomicExch(&br->consumed, Gb);
   }
 
   /* Compute warp 0, lane j < 8: the bottom row above's error at T8 + j +
    * LAG, lane 8 + j: the row above it at T8 + j + 2 LAG (border_column). */
   __device__ int group_words(const strip_pos &, int T8) {
-    const int G = T8 / GROUP, lane = threadIdx.x & 31;
-    volatile border_ring *v = br;
-    /* volatile, no fence: group G-1's words were read into registers (and
-     * shuffled) last group, and the border warp fences its own side. */
-    if (lane == 0) v->consumed = G;
-    int word = pf_word;
-    if (pf_ready <= G) {
-      /* spin-wait: the border warp polls the strip above, which took its
-       * ticket first, so it is running. The slot is read after `ready`
-       * covers it (the load cannot issue before the loop's exit). */
-      while (v->ready <= G) {
-      }
-      word = v->e[G % BR][lane & 15];
-    }
-    return lane < 16 ? word : 0;
+    const int G = T8 / GROUP, Gb = gbase + G, lane = threadIdx.x & 31;
+    const unsigned want = ring_tag(Gb);
+    unsigned word = pf_word;
+    /* spin-wait (rarely: the border warp hands over a few groups ahead):
+     * it polls the strip above, which took its ticket first, so it is running. */
+    while (!__all_sync(FULL, word >> 16 == want)) word = atomicAdd(&br->e[Gb % BR][lane & 15], 0u);
+    return lane < 16 ? (int)(int16_t)(word & 0xffffu) : 0;
   }
 
   /* Lanes 0-7: error e of the strip's bottom row at step T8 + lane; 8-15:
@@ -156,7 +159,6 @@ struct tagged_exchange {
   __device__ void border_loop(const strip_pos &p, int groups) {
     constexpr int PRE = pre_steps<LAG>();
     const int lane = threadIdx.x & 31, m = lane & 15, row = lane >> 4;
-    volatile border_ring *v = br;
     const unsigned want = p.strip > 0 ? strip_tag(p.strip - 1) : 0u;
     for (int G0 = 0; G0 < groups; G0 += 8) {
       const int x = 8 * G0 + (row == 0 ? LAG : 2 * LAG) - PRE + 4 * m; /* this lane's first column */
@@ -189,18 +191,16 @@ struct tagged_exchange {
         while (k < 8 && (pairs >> (2 * k)) & 1u) k++;
         k = min(k, groups - G0);
         if (k > done) {
-          /* spin-wait for ring space: slot of group G0 + k - 1 last held group G0 + k - 1 - BR. */
-          while (v->consumed < G0 + k - BR) __nanosleep(64);
-          /* warp 0's reads of the slots reused here are done. */
-          __threadfence_block();
-          if (gl >= G0 + done && gl < G0 + k)
-            *reinterpret_cast<int4 *>(&br->e[gl % BR][8 * row + 4 * (m & 1)]) = make_int4(e[0], e[1], e[2], e[3]);
-          /* every lane's words are in the ring before lane 0 hands them over. */
-          __syncwarp();
-          if (lane == 0) {
-            /* the words before the count that hands them over. */
+          if (gl >= G0 + done && gl < G0 + k) {
+            const int Gb = gbase + gl;
+            /* spin-wait for the slot: warp 0 has read its last use. */
+            while (atomicAdd(&br->consumed, 0) <= Gb - BR) __nanosleep(64);
+            /* that read before this slot's words are replaced. */
             __threadfence_block();
-            v->ready = G0 + k;
+            const unsigned tag = ring_tag(Gb) << 16;
+            unsigned *slot = &br->e[Gb % BR][8 * row + 4 * (m & 1)];
+#pragma unroll
+            for (int i = 0; i < 4; i++) atomicExch(slot + i, tag | ((unsigned)e[i] & 0xffffu));
           }
           done = k;
           ns = 0;
@@ -211,6 +211,7 @@ struct tagged_exchange {
         }
       }
     }
+    gbase += groups;
   }
 };
 
@@ -226,6 +227,9 @@ __device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const s
   tagged_exchange<LAG> ex;
   ex.words = words;
   ex.br = &br;
+  /* an empty ring (tag 0 is nobody's), zeroed before the first __syncthreads() below. */
+  for (int i = threadIdx.x; i < BR * 16; i += blockDim.x) (&br.e[0][0])[i] = 0u;
+  if (threadIdx.x == 0) br.consumed = 0;
   for (;;) {
     if (threadIdx.x < 32) {
       const int g = skss__warp_ticket(ta);
@@ -234,29 +238,29 @@ __device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const s
     /* the ticket is read by every warp; the last strip's warps are done with br. */
     __syncthreads();
     const int g = ticket;
-    if (threadIdx.x == 0) br.ready = br.consumed = 0;
-    /* every warp has read the ticket before warp 0 takes the next, and br is reset. */
+    /* every warp has read the ticket before warp 0 takes the next. */
     __syncthreads();
     if (g >= total) return;
     const strip_pos p = locate(job, g, strips, ROWS);
+    const int groups = (pre_steps<LAG>() + p.width + SPAN + CHUNK - 1) / CHUNK * (CHUNK / GROUP);
     if (threadIdx.x >= strip_rows_threads<NW>()) {
-      const int steps = pre_steps<LAG>() + p.width + SPAN;
-      ex.border_loop(p, (steps + CHUNK - 1) / CHUNK * (CHUNK / GROUP));
+      ex.border_loop(p, groups);
     } else {
-      ex.pf_ready = 0; /* nothing prefetched for this strip's group 0 */
       run_strip_rows<K, LAG, NW, D>(p, job.white_above, hist, ex);
+      ex.gbase += groups;
     }
   }
 }
 
 /* Two builds of the kernel. strips_kernel lets the compiler take the
- * registers that make a strip step fastest (96 for Floyd-Steinberg: 2
+ * registers that make a strip step fastest (92 for Floyd-Steinberg: 2
  * blocks an SM), for the strips of one image, which fit on the GPU at once;
  * strips_kernel_batch caps them so that 3 blocks fit an SM, for more strips
  * than that (batches), where strips in flight matter more than each one's
- * step (H200, FS: one 16K image 3.40 against 3.71 ms; 64 x 4K 4.34 against
- * 5.41 ms). (A minimum of 2 blocks an SM, which also gives 96 registers,
- * scheduled the steps worse: 16K 3.75 ms.) */
+ * step (H200, FS, with an earlier form of the exchange: one 16K image 3.40
+ * against 3.71 ms capped; 64 x 4K 5.41 uncapped against 4.34 ms). (A
+ * minimum of 2 blocks an SM, which gave the same registers, scheduled the
+ * steps worse: 16K 3.75 ms.) */
 template <typename K>
 __global__ void __launch_bounds__(THREADS) strips_kernel(skss__ht_dev_job job, skss__dev_taskarray ta,
                                                          unsigned *words, int strips, int total) {
