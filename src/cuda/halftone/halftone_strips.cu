@@ -113,7 +113,10 @@ struct tagged_exchange {
            (size_t)(x + PAD + (row == 0 ? off0 : 0));
   }
 
-  int gbase = 0; /* the block's groups before this strip (every thread keeps its count) */
+  /* The block's groups before this strip (every thread keeps its count).
+   * An int suffices: a group is 8 steps of 128 rows, so 2^31 of them would
+   * be 2^41 pixels through one block. */
+  int gbase = 0;
 
   /* Every compute warp, halfway through group G-1 (so that the
    * shared-memory latency is not a stall at the start of group G, where a
