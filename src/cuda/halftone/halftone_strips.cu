@@ -132,8 +132,10 @@ struct tagged_exchange {
     if (G % (CHUNK / GROUP) == 0 && threadIdx.x == 0) atomicExch(&br->consumed, Gb);
   }
 
-  /* Compute warp 0, lane j < 8: the bottom row above's error at T8 + j +
-   * LAG, lane 8 + j: the row above it at T8 + j + 2 LAG (border_column). */
+  /* Compute warp 0 at step T8, the first of a group: lane j < 8 gets the
+   * error of the bottom row above at lane 0's column of step T8 + j plus
+   * LAG, lane 8 + j that of the row above it at plus 2 LAG (0 outside the
+   * image); lanes 16-31 get 0. */
   __device__ int group_words(const strip_pos &, int T8) {
     const int G = T8 / GROUP, Gb = gbase + G, lane = threadIdx.x & 31;
     const unsigned want = ring_tag(Gb);

@@ -141,19 +141,6 @@ __device__ __forceinline__ strip_pos locate(const skss__ht_dev_job &job, int g, 
   return p;
 }
 
-/* The column of the strip above whose error a lane fetches for a group of
- * 8 steps from T8, and which of its two bottom rows (0: the bottom one):
- * lane j < 8 the bottom row at T8 + j + LAG, lane 8 + j the second to
- * bottom at T8 + j + 2 LAG (what lane 0 needs at step T8 + j); -1 for the
- * other lanes. */
-template <int LAG>
-__device__ __forceinline__ int border_column(int T8, int *row) {
-  const int lane = threadIdx.x & 31, j = lane & 7;
-  *row = lane >> 3;
-  const int x0 = T8 + j - pre_steps<LAG>(); /* lane 0's column at step T8 + j */
-  return lane < 8 ? x0 + LAG : lane < 16 ? x0 + 2 * LAG : -1;
-}
-
 /* The column of the error in xs slot (T8 + j) % 32 of the strip's last warp
  * that lane j (row 0) or 8 + j (row 1) hands down; -1 for lanes >= 16. */
 template <int LAG, int NW, int D>
