@@ -312,20 +312,21 @@ static void test_onepass_tall_tiles(void **state) {
  * (1105 tiles, while the 96-row ones, 731, do not fill a GPU of 92 or more
  * SMs twice) and 96-row ones at 4099 x 9000 (1548 tiles: twice a GPU of up
  * to 180 SMs); every 1-byte to 4-byte pair, aligned and unaligned rows,
- * squared sums, both layouts. */
+ * squared sums, both layouts, and a width (4097) whose last tile column is
+ * a single column. */
 static void test_onepass_raw_tiles(void **state) {
   (void)state;
   if (small_only()) skip();
   skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU, 0);
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 4);
-  const int64_t widths[] = {4100, 9000};
+  const int64_t widths[] = {4100, 9000, 4097};
   int runs = 0;
   for (size_t k = 0; k < N_PAIRS; k++) {
     if (skss_dtype_size(PAIRS[k].in) != 1 || skss_dtype_size(PAIRS[k].out) != 4) continue;
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 3; s++) {
       run_spec spec = {SKSS_SAT_ONEPASS, PAIRS[k], 4099, widths[s], SKSS_SAT_INCLUSIVE, 0, 1, 8, 0};
-      if (runs % 3 == 1) { /* unaligned input rows and padded, unaligned outputs */
+      if (runs % 4 == 1 || runs == 6) { /* unaligned input rows and padded, unaligned outputs: one run of each width */
         spec.layout = SKSS_SAT_PADDED;
         spec.in_pad = 3;
         spec.out_pad = 4 * 5;
@@ -336,7 +337,35 @@ static void test_onepass_raw_tiles(void **state) {
       runs++;
     }
   }
-  assert_int_equal(runs, 6);
+  assert_int_equal(runs, 9);
+  skss_ctx_destroy(cuda);
+  skss_ctx_destroy(ref);
+}
+
+/* onepass restages each row of 8-byte sums in shared memory before storing
+ * it (sat_onepass.cu) where the tiles fill the GPU and the output rows are
+ * aligned: every pair with 8-byte sums at 4099 x 2053 (2193 tiles of 32 x
+ * 128: more than a GPU of up to 180 SMs holds at once; the last tile column
+ * is 5 wide and stored lane by lane), aligned, then with padded, unaligned
+ * outputs (no restaging), host and device pointers. */
+static void test_onepass_restaged_rows(void **state) {
+  (void)state;
+  if (small_only()) skip();
+  skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU, 0);
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 5);
+  int runs = 0;
+  for (size_t k = 0; k < N_PAIRS; k++) {
+    if (skss_dtype_size(PAIRS[k].out) != 8) continue;
+    run_spec spec = {SKSS_SAT_ONEPASS, PAIRS[k], 4099, 2053, SKSS_SAT_INCLUSIVE, (int)(k % 2), 1, 0, 0};
+    run_one(cuda, ref, &r, &spec);
+    spec.layout = SKSS_SAT_PADDED;
+    spec.out_pad = 8;
+    spec.device_ptrs = 0;
+    run_one(cuda, ref, &r, &spec);
+    runs++;
+  }
+  assert_int_equal(runs, 3);
   skss_ctx_destroy(cuda);
   skss_ctx_destroy(ref);
 }
@@ -353,6 +382,7 @@ int main(void) {
       cmocka_unit_test(test_stress_more_strips_than_resident_warps),
       cmocka_unit_test(test_onepass_tall_tiles),
       cmocka_unit_test(test_onepass_raw_tiles),
+      cmocka_unit_test(test_onepass_restaged_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,6 +75,16 @@ struct skss__op_shape {
                        TILE_W = 32 * VEC_, TILE_H = WARPS_ * RPW_;
   static constexpr bool RAW = RAW_;
   typedef typename std::conditional<RAW_, In, Acc>::type Cell; /* a tile element in shared memory */
+  /* Whether a warp restages each row of outputs in its tile row before it
+   * stores it (skss__op_restage_row): where a lane's outputs are more than
+   * 16 bytes (8-byte sums), its own stores would leave each warp
+   * instruction writing half of every 32-byte sector it touches. H200, f64,
+   * us: 2K 44.8 -> 43.3, 4K 116.5 -> 109, 8K 389 -> 360, 16K 1423 -> 1327;
+   * but 1K 17.7 -> ~20 (tiles that do not fill the GPU wait on their
+   * latency, which the restaging lengthens: not restaged there). Raw tiles
+   * (1-byte inputs, 4-byte sums, 8 a lane) lost with a row of their own:
+   * u8 -> u32 16K 436 -> 450 us. */
+  static constexpr bool RESTAGE = sizeof(Acc) * VEC_ > 16 && !RAW_;
   /* a block's shared memory (skss__op_shared) and what the SM reserves for it */
   static constexpr int SMEM = TILE_H * TILE_W * (int)sizeof(Cell) +
                               ((RAW ? WARPS * TILE_W : 4) + TILE_W + 2 * TILE_H + 1) * (int)sizeof(Acc) +
@@ -102,6 +112,7 @@ typedef struct skss__op_tiles {
   skss__op_u64 *cols;        /* per tile, TILE_W column elements (thread order) */
   skss__op_u64 *corners;     /* per tile, one corner element */
   bool vec_in, vec_out;
+  bool restage; /* S::RESTAGE shapes: output rows restaged (vec_out, and the tiles fill the GPU) */
 } skss__op_tiles;
 
 /* 8-byte words per carry element of type Acc. */
@@ -238,6 +249,30 @@ __device__ __forceinline__ void skss__op_store_row(const skss__sat_dev_plane &p,
     else
       __stcg(dst + c, y[c]);
   }
+}
+
+/* Stores the lane's V outputs of row `row` (a whole tile row from column
+ * c0, 16-byte aligned) through `line`, a row of TILE_W elements in shared
+ * memory the warp owns: each lane puts its V outputs there, then stores
+ * 16-byte words lane by lane, so that each store instruction covers 512
+ * adjacent bytes (bench/micro/sat_stream.cu, H200, the tile pattern alone
+ * at 16K: f32 64 x 256 tiles 0.69 ms with each lane storing its own 32
+ * bytes, 0.55 restaged). */
+template <int TILE_W, int V, typename Acc>
+__device__ __forceinline__ void skss__op_restage_row(const skss__sat_dev_plane &p, int64_t row, int64_t c0,
+                                                     Acc *line, const Acc (&y)[V]) {
+  constexpr int WORDS = TILE_W * (int)sizeof(Acc) / 16 / 32; /* 16-byte words a lane */
+  static_assert(TILE_W * sizeof(Acc) % (16 * 32) == 0, "a row is whole 16-byte words for every lane");
+  if (row >= p.height) return; /* (warp-uniform) */
+  const int lane = threadIdx.x & 31;
+  skss__op_smem_put<V, Acc>(line + lane * V, y);
+  /* the row is whole */
+  __syncwarp();
+  uint4 *dst = reinterpret_cast<uint4 *>(reinterpret_cast<Acc *>(p.out + (size_t)row * p.out_pitch) + c0);
+#pragma unroll
+  for (int i = 0; i < WORDS; i++) __stcs(dst + i * 32 + lane, reinterpret_cast<const uint4 *>(line)[i * 32 + lane]);
+  /* every lane has read the row before it is written again */
+  __syncwarp();
 }
 
 /* Scans one row within the tile: x becomes the row's prefix sums within the
@@ -508,6 +543,10 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
 #pragma unroll
     for (int c = 0; c < V; c++) top[c] += above_warp[c];
   }
+  /* S::RESTAGE: whole tile rows, 16-byte aligned, are restaged where the
+   * tiles fill the GPU (the same for every warp; a row below the image is
+   * skipped) */
+  const bool restage = S::RESTAGE && g.restage && c0 + S::TILE_W <= p.width;
   Acc left = 0;
 #pragma unroll
   for (int r = 0; r < TILE_H - RPW; r++)
@@ -527,7 +566,17 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
 #pragma unroll
       for (int c = 0; c < V; c++) x[c] = top[c] + left + x[c];
     }
-    skss__op_store_row<true, V>(p, row0 + k, col, g.vec_out, x);
+    if (S::RESTAGE && restage) {
+      /* in the tile row just read (each lane read its own slots above, and
+       * overwrites only those before the warp's barrier); the warp's last
+       * row, which later warps read for their `top`, in the row before it,
+       * whose outputs are out */
+      static_assert(!S::RESTAGE || RPW >= 2, "a warp's last row restages in the row before");
+      const int line = k < RPW - 1 ? first + k : first + RPW - 2;
+      skss__op_restage_row<S::TILE_W, V>(p, row0 + k, c0, reinterpret_cast<Acc *>(&sh.tile[line][0]), x);
+    } else {
+      skss__op_store_row<true, V>(p, row0 + k, col, g.vec_out, x);
+    }
   }
   /* the bottom-right output: the corner scan's inclusive for the tile row below */
   if (has_below && has_right && threadIdx.x == S::THREADS - 1)
@@ -575,6 +624,11 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) 
   const size_t in_vec = sizeof(In) * S::VEC, out_vec = sizeof(Acc) * S::VEC;
   g.vec_in = (uintptr_t)plane->in % in_vec == 0 && plane->in_pitch % in_vec == 0;
   g.vec_out = (uintptr_t)plane->out % out_vec == 0 && plane->out_pitch % out_vec == 0;
+  if (S::RESTAGE && g.vec_out) {
+    int sms = 0;
+    SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, skss__cuda(ctx)->device));
+    g.restage = (int64_t)g.count >= (int64_t)S::BLOCKS * sms;
+  }
   /* the carry words are epoch flags (two ints each): nothing to reset before the kernel */
   const size_t words = onepass_words<S, Acc>(g.count);
   skss_status st = skss__cuda_epoch_flags_take(ctx, FN, 2 * words, (unsigned long long)g.count, &g.ta);
