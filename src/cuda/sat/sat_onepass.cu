@@ -112,7 +112,6 @@ typedef struct skss__op_tiles {
   skss__op_u64 *cols;        /* per tile, TILE_W column elements (thread order) */
   skss__op_u64 *corners;     /* per tile, one corner element */
   bool vec_in, vec_out;
-  bool restage; /* S::RESTAGE shapes: output rows restaged (vec_out, and the tiles fill the GPU) */
 } skss__op_tiles;
 
 /* 8-byte words per carry element of type Acc. */
@@ -432,8 +431,9 @@ __device__ __forceinline__ void skss__op_slot_get(const skss__sat_dev_plane &p, 
   }
 }
 
-/* The whole tile of ticket `t` (see the header). */
-template <typename S, typename In, typename Acc>
+/* The whole tile of ticket `t` (see the header); RS: output rows are
+ * restaged (S::RESTAGE shapes where the tiles fill the GPU). */
+template <typename S, typename In, typename Acc, bool RS>
 __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
                                                  const skss__op_tiles &g, int ticket,
                                                  skss__op_shared<S, Acc> &sh) {
@@ -543,10 +543,9 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
 #pragma unroll
     for (int c = 0; c < V; c++) top[c] += above_warp[c];
   }
-  /* S::RESTAGE: whole tile rows, 16-byte aligned, are restaged where the
-   * tiles fill the GPU (the same for every warp; a row below the image is
-   * skipped) */
-  const bool restage = S::RESTAGE && g.restage && c0 + S::TILE_W <= p.width;
+  /* RS: whole tile rows are restaged (the same for every warp; a row
+   * below the image is skipped) */
+  const bool restage = RS && c0 + S::TILE_W <= p.width;
   Acc left = 0;
 #pragma unroll
   for (int r = 0; r < TILE_H - RPW; r++)
@@ -566,7 +565,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
 #pragma unroll
       for (int c = 0; c < V; c++) x[c] = top[c] + left + x[c];
     }
-    if (S::RESTAGE && restage) {
+    if (RS && restage) {
       /* in the tile row just read (each lane read its own slots above, and
        * overwrites only those before the warp's barrier); the warp's last
        * row, which later warps read for their `top`, in the row before it,
@@ -583,7 +582,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
     skss__op_put<Acc>(g.corners + (size_t)t * N, x[V - 1], g.ta.epoch, SKSS__OP_INCLUSIVE);
 }
 
-template <typename S, typename In, typename Acc>
+template <typename S, typename In, typename Acc, bool RS>
 __global__ void __launch_bounds__(S::THREADS, S::BLOCKS)
     skss__sat_onepass_kernel(skss__sat_dev_plane p, skss__op_tiles g) {
   __shared__ skss__op_shared<S, Acc> sh;
@@ -591,7 +590,7 @@ __global__ void __launch_bounds__(S::THREADS, S::BLOCKS)
   if (threadIdx.x == 0) sh.ticket = (int)(atomicAdd(g.ta.ticket, 1ull) - g.ta.ticket_base);
   /* the ticket is in shared memory */
   __syncthreads();
-  skss__op_do_tile<S, In, Acc>(p, g, sh.ticket, sh);
+  skss__op_do_tile<S, In, Acc, RS>(p, g, sh.ticket, sh);
 }
 
 /* The tiling of a plane; false when the tile count does not fit an int. */
@@ -604,6 +603,20 @@ static bool onepass_tiles(const skss__sat_dev_plane *plane, int *down, int *acro
   *down = (int)d;
   *across = (int)a;
   return true;
+}
+
+/* Launches the kernel over a plane's tiles; its carry words and tickets are taken. */
+template <typename S, typename In, typename Acc, bool RS>
+static skss_status onepass_launch(skss_ctx *ctx, const skss__op_tiles &g, const skss__sat_dev_plane *plane,
+                                  cudaStream_t stream) {
+  /* the tile is in shared memory: take the whole carveout for it (the kernel reads through L2) */
+  SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS>,
+                                              cudaFuncAttributePreferredSharedMemoryCarveout,
+                                              (int)cudaSharedmemCarveoutMaxShared));
+  skss__sat_onepass_kernel<S, In, Acc, RS><<<g.count, S::THREADS, 0, stream>>>(*plane, g);
+  if (cudaPeekAtLastError() != cudaSuccess) skss__cuda_epoch_flags_abandon(ctx);
+  SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
+  return SKSS_OK;
 }
 
 /* One plane in tiles of shape S. */
@@ -624,10 +637,14 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) 
   const size_t in_vec = sizeof(In) * S::VEC, out_vec = sizeof(Acc) * S::VEC;
   g.vec_in = (uintptr_t)plane->in % in_vec == 0 && plane->in_pitch % in_vec == 0;
   g.vec_out = (uintptr_t)plane->out % out_vec == 0 && plane->out_pitch % out_vec == 0;
+  /* S::RESTAGE shapes restage their output rows where those are aligned and
+   * the tiles fill the GPU; a kernel of its own, so that the other keeps
+   * its code (f64 1K: 14.7 us, against 16.5 with a run-time switch) */
+  bool restage = false;
   if (S::RESTAGE && g.vec_out) {
     int sms = 0;
     SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, skss__cuda(ctx)->device));
-    g.restage = (int64_t)g.count >= (int64_t)S::BLOCKS * sms;
+    restage = (int64_t)g.count >= (int64_t)S::BLOCKS * sms;
   }
   /* the carry words are epoch flags (two ints each): nothing to reset before the kernel */
   const size_t words = onepass_words<S, Acc>(g.count);
@@ -636,14 +653,10 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) 
   g.rows = reinterpret_cast<skss__op_u64 *>(g.ta.words);
   g.cols = g.rows + (size_t)g.count * S::TILE_H * N;
   g.corners = g.cols + (size_t)g.count * S::TILE_W * N;
-  /* the tile is in shared memory: take the whole carveout for it (the kernel reads through L2) */
-  SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc>,
-                                              cudaFuncAttributePreferredSharedMemoryCarveout,
-                                              (int)cudaSharedmemCarveoutMaxShared));
-  skss__sat_onepass_kernel<S, In, Acc><<<g.count, S::THREADS, 0, stream>>>(*plane, g);
-  if (cudaPeekAtLastError() != cudaSuccess) skss__cuda_epoch_flags_abandon(ctx);
-  SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
-  return SKSS_OK;
+  if constexpr (S::RESTAGE) {
+    if (restage) return onepass_launch<S, In, Acc, true>(ctx, g, plane, stream);
+  }
+  return onepass_launch<S, In, Acc, false>(ctx, g, plane, stream);
 }
 
 /* Tall tiles (fewer look-backs a byte) where they fill the GPU at least
