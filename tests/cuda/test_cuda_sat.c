@@ -384,5 +384,9 @@ int main(void) {
       cmocka_unit_test(test_onepass_raw_tiles),
       cmocka_unit_test(test_onepass_restaged_rows),
   };
+  /* SKSS_TEST_ONLY=PATTERN: the tests whose names match (scripts/gpu-check
+   * runs test_onepass_restaged_rows under the sanitizers at full size) */
+  const char *only = getenv("SKSS_TEST_ONLY");
+  if (only != NULL && only[0] != '\0') cmocka_set_test_filter(only);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
