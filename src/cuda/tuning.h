@@ -76,6 +76,22 @@
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL 16
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL_NARROW 15 /* inputs narrower than the sums */
 #define SKSS_CUDA_SAT_ONEPASS_VEC 4
+/* Big tiles for 4-byte sums of inputs as wide (not raw): more warps a tile,
+ * so that a tile covers more rows (fewer column carry words a byte: the
+ * look-back traffic that bounds 16K) with the same rows a warp and warps an
+ * SM. 96 rows (8 warps of 12, 4 an SM, 48 KB of dynamic shared memory) where
+ * they fill the GPU once; 192 rows (16 warps of 12, 2 an SM) where they fill
+ * it HUGE_FILLS times. H200, f32, us (batches of 20 calls), against the
+ * 64-row tall tiles: 3K 34.3 -> 32.2, 4K 51.7 -> 49.4, 6K 99.7 -> 94.8 (96
+ * rows) or 94.8 (192), 8K 164.7 -> 158.7 or 156.2, 16K 600 -> 587 or 576,
+ * 32K 2302 -> 2287 or 2270. Also measured: 128 rows (8 x 16 or 16 x 8, 3
+ * an SM) 4K 50.7, 16K 579; 80 rows (8 x 10, 5 an SM) 49.8 / 598; 120 rows
+ * (12 x 10, 3 an SM) 50.3 / 580; 192 rows of 8 warps (2 an SM) 56.4 / 601. */
+#define SKSS_CUDA_SAT_ONEPASS_BIG_WARPS 8
+#define SKSS_CUDA_SAT_ONEPASS_BIG_ROWS_PER_WARP 12
+#define SKSS_CUDA_SAT_ONEPASS_HUGE_WARPS 16
+#define SKSS_CUDA_SAT_ONEPASS_HUGE_ROWS_PER_WARP 12
+#define SKSS_CUDA_SAT_ONEPASS_HUGE_FILLS 6
 /* Raw tiles for 1-byte inputs with 4-byte sums: the tile stays in shared
  * memory as its bytes (scanned twice: aggregates, then outputs), 8 warps of 8
  * bytes a lane, so 256 columns, and fewer carry words a byte of data. Four

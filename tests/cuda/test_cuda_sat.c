@@ -283,26 +283,44 @@ static void test_stress_more_strips_than_resident_warps(void **state) {
   skss_ctx_destroy(ref);
 }
 
-/* onepass runs tall tiles (64 rows of 4-byte sums) where they fill the GPU
- * once (sat_onepass.cu): every 4-byte pair on a table large enough for them
- * on any GPU of up to 180 SMs, device pointers, both layouts, a pitch. */
-static void test_onepass_tall_tiles(void **state) {
+/* onepass picks taller tiles for 4-byte sums where they fill the GPU
+ * (sat_onepass.cu, tuning.h), by tile counts against the device's SMs: at
+ * 4099 x 2053, big tiles (96 x 128: 731 of them, enough for 4 an SM on up
+ * to 182 SMs); at 65 rows, tall ones (64 x 128: two tile rows, where a big
+ * tile has one, 3.5 SMs' worth of tile columns: enough for 6 tall tiles an
+ * SM, not for 4 big ones); at 1000 rows, huge ones (192 x 128: six tile
+ * rows, the last of 40, and 2 SMs' worth of tile columns, 37 wide at the
+ * end: 12 tiles an SM, which is 6 fills of 2). Every 4-byte pair at the
+ * first, f32 and i32 at the others, device pointers, both layouts, a
+ * pitch. */
+static void test_onepass_tall_big_and_huge_tiles(void **state) {
   (void)state;
   if (small_only()) skip();
+  skss_device_info info;
+  TU_OK(NULL, skss_device_get_info(0, &info));
+  const int64_t sms = info.multiprocessors;
   skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU, 0);
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 3);
+  int runs = 0;
   for (size_t k = 0; k < N_PAIRS; k++) {
     if (skss_dtype_size(PAIRS[k].out) != 4) continue;
     run_spec spec = {SKSS_SAT_ONEPASS, PAIRS[k], 4099, 2053, SKSS_SAT_INCLUSIVE, (int)(k % 2), 1, 0, 0};
     run_one(cuda, ref, &r, &spec);
-    if (k == 0) {
-      spec.layout = SKSS_SAT_PADDED;
-      spec.in_pad = 16;
-      spec.out_pad = 4;
-      run_one(cuda, ref, &r, &spec);
-    }
+    runs++;
+    if (PAIRS[k].in != PAIRS[k].out || (PAIRS[k].in != SKSS_DTYPE_F32 && PAIRS[k].in != SKSS_DTYPE_I32))
+      continue;
+    spec.layout = SKSS_SAT_PADDED;
+    spec.in_pad = 16;
+    spec.out_pad = 4;
+    run_one(cuda, ref, &r, &spec);
+    run_spec tall = {SKSS_SAT_ONEPASS, PAIRS[k], 65, 128 * (7 * sms / 2), SKSS_SAT_INCLUSIVE, 0, 1, 0, 0};
+    run_one(cuda, ref, &r, &tall);
+    run_spec huge = {SKSS_SAT_ONEPASS, PAIRS[k], 1000, 128 * (2 * sms + 1) + 37, SKSS_SAT_PADDED, 1, 1, 8, 0};
+    run_one(cuda, ref, &r, &huge);
+    runs += 10;
   }
+  assert_true(runs >= 22); /* f32 and i32 among the 4-byte pairs */
   skss_ctx_destroy(cuda);
   skss_ctx_destroy(ref);
 }
@@ -380,7 +398,7 @@ int main(void) {
       cmocka_unit_test(test_callers_stream_and_auto),
       cmocka_unit_test(test_empty_inputs_write_the_padded_border),
       cmocka_unit_test(test_stress_more_strips_than_resident_warps),
-      cmocka_unit_test(test_onepass_tall_tiles),
+      cmocka_unit_test(test_onepass_tall_big_and_huge_tiles),
       cmocka_unit_test(test_onepass_raw_tiles),
       cmocka_unit_test(test_onepass_restaged_rows),
   };

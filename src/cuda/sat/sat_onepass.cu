@@ -5,9 +5,10 @@
  * look-back (Merrill & Garland), one element at a time.
  *
  * The table is cut into tiles of TILE_H = WARPS * RPW rows by TILE_W = 32 *
- * VEC columns (4 warps of 8 rows by 128 columns, or 15-16 rows a warp for
- * 4-byte sums where the taller tiles fill the GPU once; 1-byte inputs with
- * 4-byte sums: 8 warps of 8 or 12 rows by 256 columns; tuning.h). Each
+ * VEC columns (4 warps of 8 rows by 128 columns; for 4-byte sums where
+ * taller tiles fill the GPU, 8 or 16 warps of 12 rows, or 4 warps of 15-16;
+ * 1-byte inputs with 4-byte sums: 8 warps of 8 or 12 rows by 256 columns;
+ * tuning.h; tiles over 40 KB in dynamic shared memory). Each
  * block takes the next tile by ticket when it starts, tiles ticketed by
  * anti-diagonals, so it only ever waits on tiles ticketed before it, whose
  * blocks are running. Warp w owns RPW rows, lane l the VEC adjacent columns
@@ -43,9 +44,10 @@
  * reset between calls; each thread looks back along its own element, loading
  * LOOKBACK_LOADS predecessors at once (few: at 16K the kernel is bound by L2
  * throughput, and the look-backs' loads are its largest traffic after the
- * data's; tuning.h). Thread e looks back along column e; the last TILE_H
- * threads then along the rows, thread 32 along the corners, so a tile waits
- * for the longer of two chains, not for all three.
+ * data's; tuning.h). Thread e < TILE_W looks back along column e; the last
+ * TILE_H threads then (or, in tiles of more warps, at the same time) along
+ * the rows, thread 32 along the corners, so a tile waits for the longer of
+ * two chains, not for all three.
  * Every output is a sum of row prefix sums, with no subtraction: floats stay
  * within (i + j + 2) u S(i, j).
  */
@@ -92,10 +94,11 @@ struct skss__op_shape {
   static constexpr int SMEM_BLOCKS = SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM / SMEM;
   static constexpr int FIT = SMEM_BLOCKS < 2048 / THREADS ? SMEM_BLOCKS : 2048 / THREADS;
   static constexpr int BLOCKS = FIT < MAX_BLOCKS ? FIT : MAX_BLOCKS;
-  static_assert(THREADS == TILE_W, "thread e looks back along column e");
+  /* a tile over 40 KB lives in dynamic shared memory (static is capped at 48 KB) */
+  static constexpr bool DYNAMIC = TILE_H * TILE_W * sizeof(Cell) > 40 * 1024;
+  static_assert(TILE_W <= THREADS, "thread e looks back along column e");
   static_assert(TILE_H <= THREADS - 64,
                 "the last warps look back along the rows, one thread a row; thread 32 the corner");
-  static_assert(TILE_H * TILE_W * sizeof(Cell) <= 40 * 1024, "a tile in static shared memory");
   static_assert(!RAW || sizeof(In) < sizeof(Acc), "raw tiles are for inputs narrower than their sums");
 };
 
@@ -487,34 +490,38 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
       return &sh.tile[w * RPW + RPW - 1][e];
   };
 
-  /* 2. the aggregates: thread e has column e, the last TILE_H threads a row each */
+  /* 2. the aggregates: thread e < TILE_W has column e, the last TILE_H threads a row each */
   /* the row, corner and column look-backs run on different threads after the
    * column one: the tile waits for the longer chain, not for all three */
   const int row = (int)threadIdx.x - (S::THREADS - TILE_H);
-  const bool row_duty = row >= 0;
+  const bool row_duty = row >= 0, col_duty = S::THREADS == S::TILE_W || threadIdx.x < S::TILE_W;
   skss__op_u64 *col_word = g.cols + ((size_t)t * S::TILE_W + threadIdx.x) * N;
   skss__op_u64 *row_word = g.rows + ((size_t)t * TILE_H + row) * N;
   Acc col_total = 0, row_total = 0;
+  if (col_duty) {
 #pragma unroll
-  for (int w = 0; w < S::WARPS; w++) col_total += *warp_total(w, threadIdx.x);
-  if (has_below) skss__op_put<Acc>(col_word, col_total, g.ta.epoch, SKSS__OP_AGGREGATE);
+    for (int w = 0; w < S::WARPS; w++) col_total += *warp_total(w, threadIdx.x);
+    if (has_below) skss__op_put<Acc>(col_word, col_total, g.ta.epoch, SKSS__OP_AGGREGATE);
+  }
   if (row_duty) {
     row_total = sh.row_total[row];
     if (has_right) skss__op_put<Acc>(row_word, row_total, g.ta.epoch, SKSS__OP_AGGREGATE);
   }
 
   /* 3. the look-backs, each inclusive published as soon as it is known */
-  const Acc above =
-      ts > 0 ? skss__op_lookback<Acc, G>(col_word, (ptrdiff_t)g.across * S::TILE_W * N, ts, g.ta.epoch)
-             : Acc(0);
-  if (has_below) {
-    skss__op_put<Acc>(col_word, above + col_total, g.ta.epoch, SKSS__OP_INCLUSIVE);
-    /* the last column's: the corner scan's aggregate for the tile row below */
-    if (has_right && threadIdx.x == S::THREADS - 1)
-      skss__op_put<Acc>(g.corners + (size_t)t * N, above + col_total, g.ta.epoch,
-                        SKSS__OP_AGGREGATE);
+  if (col_duty) {
+    const Acc above =
+        ts > 0 ? skss__op_lookback<Acc, G>(col_word, (ptrdiff_t)g.across * S::TILE_W * N, ts, g.ta.epoch)
+               : Acc(0);
+    if (has_below) {
+      skss__op_put<Acc>(col_word, above + col_total, g.ta.epoch, SKSS__OP_INCLUSIVE);
+      /* the last column's: the corner scan's aggregate for the tile row below */
+      if (has_right && threadIdx.x == S::TILE_W - 1)
+        skss__op_put<Acc>(g.corners + (size_t)t * N, above + col_total, g.ta.epoch,
+                          SKSS__OP_AGGREGATE);
+    }
+    sh.col_above[threadIdx.x] = above;
   }
-  sh.col_above[threadIdx.x] = above;
   if (row_duty) {
     const Acc left = tp > 0 ? skss__op_lookback<Acc, G>(row_word, (ptrdiff_t)TILE_H * N, tp,
                                                      g.ta.epoch)
@@ -547,9 +554,15 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
    * below the image is skipped) */
   const bool restage = RS && c0 + S::TILE_W <= p.width;
   Acc left = 0;
+  if constexpr (TILE_H - RPW <= 64) {
 #pragma unroll
-  for (int r = 0; r < TILE_H - RPW; r++)
-    if (r < first) left += sh.row_left[r];
+    for (int r = 0; r < TILE_H - RPW; r++)
+      if (r < first) left += sh.row_left[r];
+  } else { /* many rows above: the warp's lanes share them */
+    for (int r = lane; r < first; r += 32) left += sh.row_left[r];
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) left += __shfl_xor_sync(SKSS__OP_FULL_MASK, left, d);
+  }
   Acc x[V];
 #pragma unroll
   for (int k = 0; k < RPW; k++) {
@@ -585,7 +598,10 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
 template <typename S, typename In, typename Acc, bool RS>
 __global__ void __launch_bounds__(S::THREADS, S::BLOCKS)
     skss__sat_onepass_kernel(skss__sat_dev_plane p, skss__op_tiles g) {
-  __shared__ skss__op_shared<S, Acc> sh;
+  __shared__ typename std::conditional<S::DYNAMIC, char, skss__op_shared<S, Acc>>::type sh_static;
+  extern __shared__ __align__(16) unsigned char skss__op_dynamic[];
+  skss__op_shared<S, Acc> &sh = *reinterpret_cast<skss__op_shared<S, Acc> *>(
+      S::DYNAMIC ? static_cast<void *>(skss__op_dynamic) : static_cast<void *>(&sh_static));
   /* relaxed: the ticket only orders tiles; data is published by the carry words. */
   if (threadIdx.x == 0) sh.ticket = (int)(atomicAdd(g.ta.ticket, 1ull) - g.ta.ticket_base);
   /* the ticket is in shared memory */
@@ -613,7 +629,11 @@ static skss_status onepass_launch(skss_ctx *ctx, const skss__op_tiles &g, const 
   SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS>,
                                               cudaFuncAttributePreferredSharedMemoryCarveout,
                                               (int)cudaSharedmemCarveoutMaxShared));
-  skss__sat_onepass_kernel<S, In, Acc, RS><<<g.count, S::THREADS, 0, stream>>>(*plane, g);
+  const size_t dynamic = S::DYNAMIC ? sizeof(skss__op_shared<S, Acc>) : 0;
+  if (S::DYNAMIC)
+    SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS>,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dynamic));
+  skss__sat_onepass_kernel<S, In, Acc, RS><<<g.count, S::THREADS, dynamic, stream>>>(*plane, g);
   if (cudaPeekAtLastError() != cudaSuccess) skss__cuda_epoch_flags_abandon(ctx);
   SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
   return SKSS_OK;
@@ -659,13 +679,15 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) 
   return onepass_launch<S, In, Acc, false>(ctx, g, plane, stream);
 }
 
-/* Tall tiles (fewer look-backs a byte) where they fill the GPU at least
+/* Taller tiles (fewer look-backs a byte) where they fill the GPU at least
  * once, short ones (more tiles, more parallelism) below that and for
  * 8-byte sums (a tall tile of those would not fit static shared memory).
- * Inputs narrower than their sums take the tall shape a little shorter, so
- * that one more tile fits an SM; 1-byte inputs with 4-byte sums take raw
- * tiles of 256 columns instead where those fill the GPU (the taller of
- * them where they fill it twice). tuning.h has the measurements. */
+ * 4-byte sums of inputs wider than a byte take big tiles of 8 warps (96
+ * rows) where those fill the GPU, and huge ones of 16 warps (192 rows) where
+ * those fill it several times; 1-byte inputs with 4-byte sums take raw tiles of 256
+ * columns instead where those fill the GPU (the taller of them where they
+ * fill it twice), and tall tiles of 4 warps, a little shorter so that one
+ * more fits an SM, just below that. tuning.h has the measurements. */
 struct skss__sat_onepass_launch {
   template <typename S>
   static int64_t tiles_of(const skss__sat_dev_plane *plane) {
@@ -700,6 +722,17 @@ struct skss__sat_onepass_launch {
     if (RAW && tiles_of<RawTall>(plane) >= 2 * (int64_t)RawTall::BLOCKS * sms)
       return onepass_run<RawTall, In, Acc>(ctx, plane);
     if (RAW && tiles_of<Raw>(plane) >= (int64_t)Raw::BLOCKS * sms) return onepass_run<Raw, In, Acc>(ctx, plane);
+    if constexpr (sizeof(Acc) == 4 && !RAW) {
+      typedef skss__op_shape<In, Acc, SKSS_CUDA_SAT_ONEPASS_BIG_WARPS, VEC,
+                             SKSS_CUDA_SAT_ONEPASS_BIG_ROWS_PER_WARP, false>
+          Big;
+      typedef skss__op_shape<In, Acc, SKSS_CUDA_SAT_ONEPASS_HUGE_WARPS, VEC,
+                             SKSS_CUDA_SAT_ONEPASS_HUGE_ROWS_PER_WARP, false>
+          Huge;
+      if (tiles_of<Huge>(plane) >= SKSS_CUDA_SAT_ONEPASS_HUGE_FILLS * (int64_t)Huge::BLOCKS * sms)
+        return onepass_run<Huge, In, Acc>(ctx, plane);
+      if (tiles_of<Big>(plane) >= (int64_t)Big::BLOCKS * sms) return onepass_run<Big, In, Acc>(ctx, plane);
+    }
     if (tiles_of<Tall>(plane) >= (int64_t)Tall::BLOCKS * sms) return onepass_run<Tall, In, Acc>(ctx, plane);
     return onepass_run<Short, In, Acc>(ctx, plane);
   }
