@@ -115,7 +115,9 @@
  * traffic: 4 against 8 took f32 16K from 638 to 618 us and u8 -> u32 from
  * 524 to 495 (2 or 3: the same as 4); 8 also spills where 12 blocks share
  * an SM. */
+#ifndef SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS /* (a -D overrides it, for sweeps) */
 #define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 4
+#endif
 
 /* ---- SAT: what AUTO runs on the CUDA backend (sat/sat_dispatch.cu) ----
  * Measured per size and type on the H200 (bench/results/gpu-sat-*-bff3a82;
