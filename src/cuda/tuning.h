@@ -118,6 +118,12 @@
 #ifndef SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS /* (a -D overrides it, for sweeps) */
 #define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 4
 #endif
+/* The same for tiles of sums of more than 4 warps (big and huge; not the
+ * raw ones: u8 -> u32 16K 422 -> 437 us with 2), which find their
+ * carries sooner with 2 (H200, f32, us, three rounds each: 3K 32.1 -> 31.7,
+ * 4K 49.0 -> 48.6, 6K 94.9 -> 94.2, 8K 155.3 -> 154.3, 16K 575.7 -> 574.7;
+ * 3 loads: in between). */
+#define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS_BIG 2
 
 /* ---- SAT: what AUTO runs on the CUDA backend (sat/sat_dispatch.cu) ----
  * Measured per size and type on the H200 (bench/results/gpu-sat-*-bff3a82;

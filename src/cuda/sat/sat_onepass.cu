@@ -94,6 +94,9 @@ struct skss__op_shape {
   static constexpr int SMEM_BLOCKS = SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM / SMEM;
   static constexpr int FIT = SMEM_BLOCKS < 2048 / THREADS ? SMEM_BLOCKS : 2048 / THREADS;
   static constexpr int BLOCKS = FIT < MAX_BLOCKS ? FIT : MAX_BLOCKS;
+  /* tiles of sums of more than 4 warps (tuning.h's big and huge shapes)
+   * scan each row as soon as its copy is in and look back 2 words at a time */
+  static constexpr bool BIG = WARPS_ > 4 && !RAW_;
   /* a tile over 40 KB lives in dynamic shared memory (static is capped at 48 KB) */
   static constexpr bool DYNAMIC = TILE_H * TILE_W * sizeof(Cell) > 40 * 1024;
   static_assert(TILE_W <= THREADS, "thread e looks back along column e");
@@ -441,7 +444,8 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
                                                  const skss__op_tiles &g, int ticket,
                                                  skss__op_shared<S, Acc> &sh) {
   constexpr int N = skss__op_words<Acc>(), RPW = S::RPW, TILE_H = S::TILE_H, V = S::VEC;
-  constexpr int G = SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS; /* predecessors a look-back loads at once */
+  /* predecessors a look-back loads at once */
+  constexpr int G = S::BIG ? SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS_BIG : SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS;
   typedef typename S::Cell Cell;
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   int ts, tp;
@@ -452,19 +456,18 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   const int first = warp * RPW; /* the warp's first row within the tile */
   const bool has_below = ts + 1 < g.down, has_right = tp + 1 < g.across;
 
-  /* 1. load (own slots only: no barrier before reading them back); tiles of
-   * more warps commit each row's copy on its own and scan a row as soon as
-   * it is in (H200, f32, us: 4K 49.4 -> 49.0, 8K 155.6 -> 154.3; the 4-warp
+  /* 1. load (own slots only: no barrier before reading them back); BIG
+   * tiles commit each row's copy on its own and scan a row as soon as it
+   * is in (H200, f32, us: 4K 49.4 -> 49.0, 8K 155.6 -> 154.3; the 4-warp
    * shapes lost: 2K 15.1 -> 15.6, u8 -> u32 16K 423 -> 425) */
-  constexpr bool BY_ROW = S::WARPS > 4 && !S::RAW;
   unsigned raw_rows = 0; /* rows whose slot holds raw inputs */
 #pragma unroll
   for (int k = 0; k < RPW; k++) {
     if (skss__op_copy_row<V, S::RAW, In, Acc>(p, row0 + k, col, g.vec_in, &sh.tile[first + k][lane * V]))
       raw_rows |= 1u << k;
-    if (BY_ROW) __pipeline_commit();
+    if (S::BIG) __pipeline_commit();
   }
-  if (!BY_ROW) {
+  if (!S::BIG) {
     __pipeline_commit();
     __pipeline_wait_prior(0);
   }
@@ -476,7 +479,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
 #pragma unroll
   for (int k = 0; k < RPW; k++) {
     Cell *slot = &sh.tile[first + k][lane * V];
-    if (BY_ROW) __pipeline_wait_prior(RPW - 1 - k); /* row k's copy is in */
+    if (S::BIG) __pipeline_wait_prior(RPW - 1 - k); /* row k's copy is in */
     Acc x[V];
     if (S::RAW || raw_rows >> k & 1)
       skss__op_slot_get<V, true, In, Acc>(p, slot, x);
