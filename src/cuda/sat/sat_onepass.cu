@@ -97,8 +97,8 @@ struct skss__op_shape {
   /* tiles of sums of more than 4 warps (tuning.h's big and huge shapes)
    * scan each row as soon as its copy is in and look back 2 words at a time */
   static constexpr bool BIG = WARPS_ > 4 && !RAW_;
-  /* a tile over 40 KB lives in dynamic shared memory (static is capped at 48 KB) */
-  static constexpr bool DYNAMIC = TILE_H * TILE_W * sizeof(Cell) > 40 * 1024;
+  /* a block needing over 40 KB keeps it in dynamic shared memory (static is capped at 48 KB) */
+  static constexpr bool DYNAMIC = SMEM - SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED > 40 * 1024;
   static_assert(TILE_W <= THREADS, "thread e looks back along column e");
   static_assert(TILE_H <= THREADS - 64,
                 "the last warps look back along the rows, one thread a row; thread 32 the corner");
