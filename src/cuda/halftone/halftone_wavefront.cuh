@@ -164,7 +164,22 @@ struct chunk_io {
   int rows;  /* the warp's rows inside the image (may be <= 0 or > 32) */
   uint8_t pre[32];
 
-  /* Chunk T's pixels into pre[]. */
+  /* Whether every byte the unchecked loads of chunk T touch lies within
+   * the image's own bytes, [in, in + (height - 1) pitch + width): then an
+   * edge chunk loads as an interior one does, whatever bytes lie outside
+   * the image there (padding, or the rows beside), and the compute warps
+   * replace each outside pixel by their own value (warp-uniform; the
+   * addresses, linear in row and lane, are extreme at the corners). */
+  __device__ __forceinline__ bool loads_within(int T) const {
+    const int64_t pitch = pos.in_pitch, a00 = (int64_t)row0 * pitch + (T - xoff0);
+    const int64_t a31 = a00 + 31 * (pitch - LAG); /* row 31, lane 0 */
+    const int64_t lo = min(a00, a31), hi = max(a00, a31) + 31;
+    return lo >= 0 && hi < (int64_t)(pos.height - 1) * pitch + pos.width;
+  }
+
+  /* Chunk T's pixels into pre[]: `in`: every pixel is inside the image (or
+   * loads_within(T): every load is); otherwise only those inside are
+   * loaded, the others 0. */
   __device__ __forceinline__ void load(int T, bool in) {
     const int lane = threadIdx.x & 31, xa = T + lane - xoff0, W = pos.width;
     const uint8_t *p = pos.in + (int64_t)row0 * (int64_t)pos.in_pitch + xa;
@@ -443,7 +458,10 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
      * chunk before. It meets the compute warps at every barrier, so its
      * loads and stores never sit on their chain. */
     chunk_io<LAG> io{pos, pos.y0 + 32 * w, PRE + LAG * 32 * w + D * w, pos.height - (pos.y0 + 32 * w)};
-    auto load_chunk = [&](int T) { io.load(T, interior(T)); };
+    /* an edge chunk whose loads all fall within the image's bytes loads
+     * unchecked (its outside pixels are the compute warps' own): H200, FS,
+     * 16K 3.63 -> 3.42 ms, as fast as with no checks at all */
+    auto load_chunk = [&](int T) { io.load(T, interior(T) || io.loads_within(T)); };
     auto stage_chunk = [&](int c) { io.stage(hs->ring[c & 1]); };
     auto flush_chunk = [&](int c) { io.flush(c * CHUNK, interior(c * CHUNK), hs->ring[c & 1]); };
     load_chunk(0);
