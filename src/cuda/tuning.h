@@ -76,7 +76,8 @@
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL 16
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL_NARROW 15 /* inputs narrower than the sums */
 #define SKSS_CUDA_SAT_ONEPASS_VEC 4
-/* Big tiles for 4-byte sums of inputs as wide (not raw): more warps a tile,
+/* Big tiles for 4-byte sums of inputs wider than a byte (the 1-byte ones
+ * take raw tiles, below): more warps a tile,
  * so that a tile covers more rows (fewer column carry words a byte: the
  * look-back traffic that bounds 16K) with the same rows a warp and warps an
  * SM. 96 rows (8 warps of 12, 4 an SM, 48 KB of dynamic shared memory) where

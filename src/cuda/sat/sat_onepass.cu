@@ -506,6 +506,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   /* the row, corner and column look-backs run on different threads after the
    * column one: the tile waits for the longer chain, not for all three */
   const int row = (int)threadIdx.x - (S::THREADS - TILE_H);
+  /* (every thread has a column where there are as many: known at compile time) */
   const bool row_duty = row >= 0, col_duty = S::THREADS == S::TILE_W || threadIdx.x < S::TILE_W;
   skss__op_u64 *col_word = g.cols + ((size_t)t * S::TILE_W + threadIdx.x) * N;
   skss__op_u64 *row_word = g.rows + ((size_t)t * TILE_H + row) * N;
@@ -693,13 +694,14 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) 
 
 /* Taller tiles (fewer look-backs a byte) where they fill the GPU at least
  * once, short ones (more tiles, more parallelism) below that and for
- * 8-byte sums (a tall tile of those would not fit static shared memory).
- * 4-byte sums of inputs wider than a byte take big tiles of 8 warps (96
- * rows) where those fill the GPU, and huge ones of 16 warps (192 rows) where
- * those fill it several times; 1-byte inputs with 4-byte sums take raw tiles of 256
- * columns instead where those fill the GPU (the taller of them where they
- * fill it twice), and tall tiles of 4 warps, a little shorter so that one
- * more fits an SM, just below that. tuning.h has the measurements. */
+ * 8-byte sums (tiles of 8 warps of those gained 1-3% from 4K up and lost at
+ * 2K: bench/NOTES.md). 4-byte sums of inputs wider than a byte take big
+ * tiles of 8 warps (96 rows) where those fill the GPU, and huge ones of 16
+ * warps (192 rows) where those fill it several times; 1-byte inputs with
+ * 4-byte sums take raw tiles of 256 columns instead where those fill the GPU
+ * (the taller of them where they fill it twice), and tall tiles of 4 warps,
+ * a little shorter so that one more fits an SM, just below that. tuning.h
+ * has the measurements. */
 struct skss__sat_onepass_launch {
   template <typename S>
   static int64_t tiles_of(const skss__sat_dev_plane *plane) {
