@@ -259,9 +259,9 @@ __device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const s
 
 /* Two builds of the kernel. strips_kernel lets the compiler take the
  * registers that make a strip step fastest (92 for Floyd-Steinberg: 2
- * blocks an SM), for the strips of one image, which fit on the GPU at once;
- * strips_kernel_batch caps them so that 3 blocks fit an SM, for more strips
- * than that (batches), where strips in flight matter more than each one's
+ * blocks an SM), for one image (launched a block an SM: launch below);
+ * strips_kernel_batch caps them so that 3 blocks fit an SM, for batches of
+ * more strips than 2 an SM, where strips in flight matter more than each one's
  * step (H200, FS, with an earlier form of the exchange: one 16K image 3.40
  * against 3.71 ms capped; 64 x 4K 5.41 uncapped against 4.34 ms). (A
  * minimum of 2 blocks an SM, which gave the same registers, scheduled the
@@ -300,13 +300,29 @@ struct launch {
                                                   skss__cuda(ctx)->device));
     auto kern = strips_kernel<K>;
     SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, THREADS, 0));
-    if (total > sms * per_sm) {
-      /* more strips than fit at once: the build that fits more. */
-      kern = strips_kernel_batch<K>;
-      SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, THREADS, 0));
+    int grid;
+    if (job->images == 1) {
+      /* One image: a block an SM at most. Strips of one image run side by
+       * side (each starts ~300 steps after the one above); with two blocks
+       * an SM, the image's steps took ~20% longer (82 against 69 ns; a
+       * back-off in a waiting block's spin changed nothing, so it is the
+       * strips at work that share an SM's schedulers). A block that
+       * finishes its strip takes the next ticket, which, for widths up to
+       * ~130 x 300 columns, would not start earlier anyway (H200, FS, ms:
+       * 32K 8.08 -> 6.75, 24K 6.01 -> 5.07, 32K x 64K 10.49 -> 10.09; to
+       * 16K, at most 132 strips, unchanged). */
+      grid = total < sms ? total : sms;
+    } else {
+      if (total > sms * per_sm) {
+        /* more strips than fit at once: the build that fits more. */
+        kern = strips_kernel_batch<K>;
+        SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, THREADS, 0));
+      }
+      /* independent images: as many strips in flight as fit. */
+      const int resident = sms * (per_sm > 0 ? per_sm : 1);
+      grid = total < resident ? total : resident;
     }
-    const int resident = sms * (per_sm > 0 ? per_sm : 1);
-    kern<<<total < resident ? total : resident, THREADS, 0, stream>>>(*job, ta, words, strips, total);
+    kern<<<grid, THREADS, 0, stream>>>(*job, ta, words, strips, total);
     SKSS_CUDA_CHECK_LAUNCH(ctx, fn);
     return SKSS_OK;
   }
