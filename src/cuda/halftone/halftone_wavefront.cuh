@@ -433,12 +433,15 @@ __device__ __forceinline__ void strip_barrier() {
   asm volatile("barrier.sync 1, %0;" ::"n"(64 * NW) : "memory");
 }
 
+/* `warp`: the calling thread's warp among the strip's 2 NW (compute warps
+ * 0 .. NW - 1, then their I/O warps), whatever its warp in the block. */
 template <typename K, int LAG, int NW, int D, typename Ex>
-__device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_above, warp_hist *hist, Ex &ex) {
+__device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_above, warp_hist *hist, Ex &ex,
+                                               int warp) {
   constexpr int AH = K::rows == 3 ? 2 * LAG + 2 : LAG + 2;
   constexpr int PRE = pre_steps<LAG>();
   constexpr int SPAN = LAG * (32 * NW - 1) + D * (NW - 1); /* lag of the last row */
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int lane = threadIdx.x & 31;
   const bool io = warp >= NW;  /* an I/O warp, serving compute warp w */
   const int w = warp % NW;
   warp_hist *hs = hist + w;
