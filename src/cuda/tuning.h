@@ -166,6 +166,19 @@
 #ifndef SKSS_CUDA_HT_STRIPS_WARPS /* (a -D overrides it, for sweeps) */
 #define SKSS_CUDA_HT_STRIPS_WARPS 4
 #endif
+/* The same for one image whose strips all run at once, a block an SM (a
+ * strip of W + span steps starting slope x rows steps after the one above:
+ * for Floyd-Steinberg on 132 SMs, widths to ~16.7K). Two compute warps:
+ * with the border warp first in the block, each compute warp then has a
+ * scheduler to itself and its I/O warp. H200, FS, ms, 2 against 4 compute
+ * warps: one strip 51.5 against 55.8 ns a step, 1K 0.207-0.210 against
+ * 0.216-0.225, 4K 0.790-0.793 against 0.822-0.834, 16K 3.18 against
+ * 3.28-3.31; but 24K 4.94 against 4.91 and 32K 7.88 against 6.54 (more
+ * strips at once than SMs), and a batch of 64 x 4K 203 against 245
+ * Gpixels/s: those keep 4. */
+#ifndef SKSS_CUDA_HT_STRIPS_WARPS_NARROW
+#define SKSS_CUDA_HT_STRIPS_WARPS_NARROW 2
+#endif
 /* Columns each row lags the row above beyond the kernel's slope. 1 takes
  * the shuffle that hands an error to the next lane off the critical path
  * (the value is used two steps after it is made, not one), but a step costs

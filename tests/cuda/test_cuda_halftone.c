@@ -299,12 +299,12 @@ static void test_stress_many_strips(void **state) {
   tu_rng_init(&r, tu_seed() + 3);
   const int algs[] = {SKSS_HALFTONE_SKSS, SKSS_HALFTONE_STRIPS};
   int failed = 0;
+  skss_device_info info;
+  TU_OK(NULL, skss_device_get_info(0, &info));
   if (env_on("SKSS_TEST_SMALL")) {
-    /* Under the sanitizers: one image of 2 SMs' worth of 128-row strips
-     * and a few more, so that each block of `strips` (a block an SM for one
-     * image) takes two or three strips in turn, reusing its rings. */
-    skss_device_info info;
-    TU_OK(NULL, skss_device_get_info(0, &info));
+    /* Under the sanitizers: one image of more than twice as many strips as
+     * SMs (of 64 or 128 rows), so that each block of `strips` (a block an
+     * SM for one image) takes several strips in turn, reusing its rings. */
     const int64_t rows = (2 * (int64_t)info.multiprocessors + 3) * 128 + 5;
     spec tall = {SKSS_HALFTONE_STRIPS, SKSS_DITHER_FLOYD_STEINBERG, make_layout(rows, 9, 1, 0, SKSS_HALFTONE_BYTES),
                  128, 0, 1};
@@ -321,6 +321,14 @@ static void test_stress_many_strips(void **state) {
       spec many = {algs[a], kernel, make_layout(70, 61, 3000, 1, SKSS_HALFTONE_BITS), 100, 1, 1};
       failed += !check_one(cuda, ref, &r, &tall);
       failed += !check_one(cuda, ref, &r, &many);
+      if (algs[a] == SKSS_HALFTONE_STRIPS) {
+        /* one image too wide for the narrow strips of one image (they need
+         * width + span <= SMs x slope x 64: here wider for slopes 2 and 3),
+         * so it takes the wide strips, a block an SM */
+        const int64_t w = (int64_t)info.multiprocessors * 3 * 64 + 1001;
+        spec wide = {algs[a], kernel, make_layout(300, w, 1, 1, SKSS_HALFTONE_BYTES), 128, 0, 1};
+        failed += !check_one(cuda, ref, &r, &wide);
+      }
     }
   if (failed) TU_FAIL("%d stress cases differ from the CPU reference", failed);
   skss_ctx_destroy(cuda);

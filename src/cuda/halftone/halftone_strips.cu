@@ -14,7 +14,8 @@
  *    SKSS_CUDA_HT_STRIPS_SLACK columns, so that the shuffle handing an
  *    error to the next lane overlaps the next step instead of lengthening
  *    it (measured not to pay yet: cuda/tuning.h);
- *  - taller strips: a block of SKSS_CUDA_HT_STRIPS_WARPS warps runs one
+ *  - taller strips: a block of 4 compute warps (SKSS_CUDA_HT_STRIPS_WARPS;
+ *    2 for one image whose strips all run at once, a block an SM) runs one
  *    strip of 32 x warps rows, the warps handing errors down through shared
  *    memory and meeting at a block barrier every 8 steps; only the strip's
  *    bottom rows go through global memory;
@@ -47,22 +48,27 @@ namespace {
 
 using namespace skss_wf;
 
-constexpr int NW = SKSS_CUDA_HT_STRIPS_WARPS;
+/* Compute warps a block (cuda/tuning.h): NW_WIDE for batches and wide
+ * images, NW_NARROW for one image whose strips all run at once, one an SM
+ * (launch below). A strip has 32 NW rows. */
+constexpr int NW_WIDE = SKSS_CUDA_HT_STRIPS_WARPS;
+constexpr int NW_NARROW = SKSS_CUDA_HT_STRIPS_WARPS_NARROW;
 constexpr int D = SKSS_CUDA_HT_STRIPS_WARP_LAG;
 static_assert(D == GROUP, "warps meet every GROUP steps; the warp lag must cover one group");
-constexpr int ROWS = 32 * NW;
 
 /* Tag of strip s's words in its ring slot: differs from strip s-2's, never 0. */
 __device__ __forceinline__ unsigned strip_tag(int strip) { return (unsigned)((strip >> 1) % 65535 + 1); }
 
 /* Threads of a block: its border warp (warp 0), then the strip's compute
  * and I/O warps (warps 1 .. 2 NW). A warp issues on scheduler (its warp in
- * the block) % 4, so the border warp shares one with compute warp NW - 1
- * and not with compute warp 0, which already does the most a step (the
+ * the block) % 4, so the border warp shares one with the last warp (for
+ * NW = 4, compute warp 3; for 2, I/O warp 1) and not with compute warp 0,
+ * which already does the most a step (the
  * ring's words). Against the border warp last (sharing compute warp 0's
  * scheduler), H200, FS: one strip 58.2 -> 55.8 ns a step, 1K 0.223 ->
  * 0.215 ms, 4K 0.855 -> 0.822, 16K 3.38 -> 3.28, 32K 6.76 -> 6.55. */
-constexpr int THREADS = 32 + strip_rows_threads<NW>();
+template <int NW>
+constexpr int threads_of() { return 32 + strip_rows_threads<NW>(); }
 __device__ __forceinline__ bool is_border_warp() { return threadIdx.x < 32; }
 /* The thread's warp among the strip's (run_strip_rows), for the others. */
 __device__ __forceinline__ int strip_warp() { return (int)(threadIdx.x >> 5) - 1; }
@@ -110,7 +116,7 @@ __device__ __forceinline__ unsigned ring_tag(int Gb) { return (unsigned)((Gb / B
  * global load, and no wait on one, is on the chain of compute warp 0 (with
  * the loads in warp 0, a strip below its first stepped ~12% slower).
  */
-template <int LAG>
+template <int LAG, int NW>
 struct tagged_exchange {
   unsigned *words; /* [image][strip % 2][row 0/1][word_pitch(width)] */
   border_ring *br;
@@ -230,7 +236,7 @@ struct tagged_exchange {
 };
 
 /* The kernel's body: blocks take strips by ticket until none is left. */
-template <typename K>
+template <typename K, int NW>
 __device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const skss__dev_taskarray &ta,
                                             unsigned *words, int strips, int total) {
   constexpr int LAG = K::slope + SKSS_CUDA_HT_STRIPS_SLACK;
@@ -238,7 +244,7 @@ __device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const s
   __shared__ warp_hist hist[NW];
   __shared__ border_ring br;
   __shared__ int ticket;
-  tagged_exchange<LAG> ex;
+  tagged_exchange<LAG, NW> ex;
   ex.words = words;
   ex.br = &br;
   /* an empty ring (tag 0 is nobody's), zeroed before the first __syncthreads() below. */
@@ -255,7 +261,7 @@ __device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const s
     /* every warp has read the ticket before warp 0 takes the next. */
     __syncthreads();
     if (g >= total) return;
-    const strip_pos p = locate(job, g, strips, ROWS);
+    const strip_pos p = locate(job, g, strips, 32 * NW);
     const int groups = (pre_steps<LAG>() + p.width + SPAN + CHUNK - 1) / CHUNK * (CHUNK / GROUP);
     if (is_border_warp()) {
       ex.border_loop(p, groups);
@@ -266,50 +272,49 @@ __device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const s
   }
 }
 
-/* Two builds of the kernel. strips_kernel lets the compiler take the
- * registers that make a strip step fastest (92 for Floyd-Steinberg: 2
- * blocks an SM), for one image (launched a block an SM: launch below);
- * strips_kernel_batch caps them so that 3 blocks fit an SM, for batches of
- * more strips than 2 an SM, where strips in flight matter more than each one's
+/* Builds of the kernel. strips_kernel lets the compiler take the
+ * registers that make a strip step fastest (~90 for Floyd-Steinberg), for
+ * one image (launched a block an SM: launch below) and for small batches,
+ * with narrow or wide strips; strips_kernel_batch (wide strips) caps them
+ * so that 3 blocks fit an SM, for batches of more strips than 2 an SM,
+ * where strips in flight matter more than each one's
  * step (H200, FS, with an earlier form of the exchange: one 16K image 3.40
  * against 3.71 ms capped; 64 x 4K 5.41 uncapped against 4.34 ms). (A
  * minimum of 2 blocks an SM, which gave the same registers, scheduled the
  * steps worse: 16K 3.75 ms.) */
-template <typename K>
-__global__ void __launch_bounds__(THREADS) strips_kernel(skss__ht_dev_job job, skss__dev_taskarray ta,
-                                                         unsigned *words, int strips, int total) {
-  strips_body<K>(job, ta, words, strips, total);
-}
-
-template <typename K>
-__global__ void __launch_bounds__(THREADS, 3) strips_kernel_batch(skss__ht_dev_job job, skss__dev_taskarray ta,
+template <typename K, int NW>
+__global__ void __launch_bounds__(threads_of<NW>()) strips_kernel(skss__ht_dev_job job, skss__dev_taskarray ta,
                                                                   unsigned *words, int strips, int total) {
-  strips_body<K>(job, ta, words, strips, total);
+  strips_body<K, NW>(job, ta, words, strips, total);
 }
 
-int strips_of(const skss__ht_dev_job *job) { return (int)((job->height + ROWS - 1) / ROWS); }
+template <typename K>
+__global__ void __launch_bounds__(threads_of<NW_WIDE>(), 3)
+    strips_kernel_batch(skss__ht_dev_job job, skss__dev_taskarray ta, unsigned *words, int strips, int total) {
+  strips_body<K, NW_WIDE>(job, ta, words, strips, total);
+}
+
+int strips_of(const skss__ht_dev_job *job, int rows) { return (int)((job->height + rows - 1) / rows); }
 
 size_t words_bytes(const skss__ht_dev_job *job) {
   return skss__cuda_align((size_t)job->images * 4 * word_pitch(job->width) * sizeof(unsigned));
 }
 
 struct launch {
-  template <typename K>
-  static skss_status run(skss_ctx *ctx, const skss__ht_dev_job *job, void *scratch) {
+  /* Launches strips of 32 NW rows. */
+  template <typename K, int NW>
+  static skss_status start(skss_ctx *ctx, const skss__ht_dev_job *job, void *scratch, int sms) {
     const char *fn = "skss_halftone()";
     cudaStream_t stream = skss__cuda(ctx)->stream;
-    const int strips = strips_of(job), total = strips * (int)job->images;
+    const int strips = strips_of(job, 32 * NW), total = strips * (int)job->images;
     skss__dev_taskarray ta;
     SKSS_CUDA_TRY(ctx, fn, skss__dev_taskarray_reset(&ta, scratch, 0, stream));
     unsigned *words = reinterpret_cast<unsigned *>(static_cast<uint8_t *>(scratch) +
                                                    skss__dev_taskarray_bytes(0));
     SKSS_CUDA_TRY(ctx, fn, cudaMemsetAsync(words, 0, words_bytes(job), stream));
-    int sms = 0, per_sm = 0;
-    SKSS_CUDA_TRY(ctx, fn, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-                                                  skss__cuda(ctx)->device));
-    auto kern = strips_kernel<K>;
-    SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, THREADS, 0));
-    int grid;
+    auto kern = strips_kernel<K, NW>;
+    int grid, per_sm = 0;
+    SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads_of<NW>(), 0));
     if (job->images == 1) {
       /* One image: a block an SM at most. Strips of one image run side by
        * side (each starts ~300 steps after the one above); with two blocks
@@ -322,18 +327,36 @@ struct launch {
        * 16K, at most 132 strips, unchanged). */
       grid = total < sms ? total : sms;
     } else {
-      if (total > sms * per_sm) {
-        /* more strips than fit at once: the build that fits more. */
-        kern = strips_kernel_batch<K>;
-        SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, THREADS, 0));
+      if constexpr (NW == NW_WIDE) {
+        if (total > sms * per_sm) {
+          /* more strips than fit at once: the build that fits more. */
+          kern = strips_kernel_batch<K>;
+          SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads_of<NW>(), 0));
+        }
       }
       /* independent images: as many strips in flight as fit. */
       const int resident = sms * (per_sm > 0 ? per_sm : 1);
       grid = total < resident ? total : resident;
     }
-    kern<<<grid, THREADS, 0, stream>>>(*job, ta, words, strips, total);
+    kern<<<grid, threads_of<NW>(), 0, stream>>>(*job, ta, words, strips, total);
     SKSS_CUDA_CHECK_LAUNCH(ctx, fn);
     return SKSS_OK;
+  }
+
+  template <typename K>
+  static skss_status run(skss_ctx *ctx, const skss__ht_dev_job *job, void *scratch) {
+    int sms = 0;
+    SKSS_CUDA_TRY(ctx, "skss_halftone()",
+                  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, skss__cuda(ctx)->device));
+    /* Narrow strips for one image whose strips all run at once, one an SM:
+     * a strip lasts W + SPAN steps and starts at least LAG x rows steps
+     * after the one above, so at most (W + SPAN) / (LAG x rows) of them
+     * run at once. Otherwise wide strips, which run fewer at once. */
+    constexpr int LAG = K::slope + SKSS_CUDA_HT_STRIPS_SLACK, ROWS = 32 * NW_NARROW;
+    constexpr int SPAN = LAG * (ROWS - 1) + D * (NW_NARROW - 1);
+    if (job->images == 1 && job->width + SPAN <= (int64_t)sms * LAG * ROWS)
+      return start<K, NW_NARROW>(ctx, job, scratch, sms);
+    return start<K, NW_WIDE>(ctx, job, scratch, sms);
   }
 };
 
@@ -349,7 +372,7 @@ skss_status skss__cuda_halftone_strips(skss_ctx *ctx, int algorithm, const skss_
                                        void *scratch) {
   (void)algorithm;
   if (job->width > (1 << 30) || job->height > (1 << 30) ||
-      (job->height + ROWS - 1) / ROWS * job->images > INT32_MAX)
+      (job->height + 32 * NW_WIDE - 1) / (32 * NW_WIDE) * job->images > INT32_MAX)
     return skss__fail(ctx, SKSS_ERR_UNSUPPORTED,
                       "skss_halftone(): 'strips' takes at most 2^30 rows and columns and 2^31 strips");
   return skss__ht_by_kernel<launch>(job->kernel, ctx, job, scratch);
