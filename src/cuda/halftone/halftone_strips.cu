@@ -61,12 +61,12 @@ __device__ __forceinline__ unsigned strip_tag(int strip) { return (unsigned)((st
 
 /* Threads of a block: its border warp (warp 0), then the strip's compute
  * and I/O warps (warps 1 .. 2 NW). A warp issues on scheduler (its warp in
- * the block) % 4, so the border warp shares one with the last warp (for
- * NW = 4, compute warp 3; for 2, I/O warp 1) and not with compute warp 0,
- * which already does the most a step (the
- * ring's words). Against the border warp last (sharing compute warp 0's
- * scheduler), H200, FS: one strip 58.2 -> 55.8 ns a step, 1K 0.223 ->
- * 0.215 ms, 4K 0.855 -> 0.822, 16K 3.38 -> 3.28, 32K 6.76 -> 6.55. */
+ * the block) % 4, so the border warp shares scheduler 0 with warps 4 and 8
+ * (NW = 4: compute warp 3 and I/O warp 3; NW = 2: I/O warp 1), not with
+ * compute warp 0, which already does the most a step (the ring's words).
+ * Against the border warp last (sharing compute warp 0's scheduler), H200,
+ * FS, NW = 4: one strip 58.2 -> 55.8 ns a step, 1K 0.223 -> 0.215 ms, 4K
+ * 0.855 -> 0.822, 16K 3.38 -> 3.28, 32K 6.76 -> 6.55. */
 template <int NW>
 constexpr int threads_of() { return 32 + strip_rows_threads<NW>(); }
 __device__ __forceinline__ bool is_border_warp() { return threadIdx.x < 32; }
@@ -317,14 +317,15 @@ struct launch {
     SKSS_CUDA_TRY(ctx, fn, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, threads_of<NW>(), 0));
     if (job->images == 1) {
       /* One image: a block an SM at most. Strips of one image run side by
-       * side (each starts ~300 steps after the one above); with two blocks
-       * an SM, the image's steps took ~20% longer (82 against 69 ns; a
-       * back-off in a waiting block's spin changed nothing, so it is the
-       * strips at work that share an SM's schedulers). A block that
-       * finishes its strip takes the next ticket, which, for widths up to
-       * ~130 x 300 columns, would not start earlier anyway (H200, FS, ms:
-       * 32K 8.08 -> 6.75, 24K 6.01 -> 5.07, 32K x 64K 10.49 -> 10.09; to
-       * 16K, at most 132 strips, unchanged). */
+       * side (each starts a little more than slope x rows steps after the
+       * one above); with two blocks an SM, the image's steps took ~20%
+       * longer (4-warp strips, 82 against 69 ns; a back-off in a waiting
+       * block's spin changed nothing, so it is the strips at work that
+       * share an SM's schedulers). A block that finishes its strip takes
+       * the next ticket, which, while a strip ends before the strip SMs
+       * tickets later is due, would not start earlier anyway (H200, FS,
+       * 4-warp strips, ms: 32K 8.08 -> 6.75, 24K 6.01 -> 5.07, 32K x 64K
+       * 10.49 -> 10.09; to 16K, at most 132 strips, unchanged). */
       grid = total < sms ? total : sms;
     } else {
       if constexpr (NW == NW_WIDE) {
