@@ -160,9 +160,11 @@
 /* Compute warps per block (each with an I/O warp): the block's compute
  * warps run one strip of 32 x WARPS rows, handing errors down through
  * shared memory, so only one hand-off in WARPS goes through global memory.
- * Four: one compute warp per scheduler of an SM. H200, FS 16K, with the
- * I/O warps: 2 warps 4.52 ms, 4 warps 4.42, 8 warps 5.25 (before them,
- * slack 1: 7.37, 7.26, 7.90). */
+ * Four, for batches and images too wide for the narrow strips below: one
+ * compute warp per scheduler of an SM. H200, FS 16K, with the I/O warps,
+ * before the border warp moved to the block's warp 0 and one image ran a
+ * block an SM: 2 warps 4.52 ms, 4 warps 4.42, 8 warps 5.25 (before the I/O
+ * warps, slack 1: 7.37, 7.26, 7.90). */
 #ifndef SKSS_CUDA_HT_STRIPS_WARPS /* (a -D overrides it, for sweeps) */
 #define SKSS_CUDA_HT_STRIPS_WARPS 4
 #endif

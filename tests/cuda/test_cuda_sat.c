@@ -402,7 +402,8 @@ int main(void) {
       cmocka_unit_test(test_onepass_restaged_rows),
   };
   /* SKSS_TEST_ONLY=PATTERN: the tests whose names match (scripts/gpu-check
-   * runs test_onepass_restaged_rows under the sanitizers at full size) */
+   * runs test_onepass_restaged_rows and test_onepass_tall_big_and_huge_tiles
+   * under the sanitizers at full size) */
   const char *only = getenv("SKSS_TEST_ONLY");
   if (only != NULL && only[0] != '\0') cmocka_set_test_filter(only);
   return cmocka_run_group_tests(tests, NULL, NULL);
