@@ -148,6 +148,7 @@ typedef struct bench_case {
   uint32_t paper;     /* the table's algorithms from the paper (speedup_paper) */
   int no_peers;       /* the case gets no peers */
   int time_reference; /* time the reference on cpu-ref even when that backend is not run */
+  uint32_t reference_extra; /* with time_reference: more cpu-ref algorithms timed so (mask) */
   int r_sweep;        /* also time (1+r)R1W at each r of BENCH_R_SWEEP */
   double ref_s;       /* seconds of the reference's one call in prepare */
   union {
@@ -358,7 +359,10 @@ const char *bench_json_string(const bench_json *obj, const char *key, const char
 /* ---- CUDA (bench_cuda.cu; only in builds with SKSS_BENCH_CUDA) ------------ */
 
 /* (1+r)R1W's r values the HMM table sweeps. */
-#define BENCH_R_SWEEP {0.05, 0.1, 0.15, 0.2, 0.3}
+/* (1+r)R1W's r values the HMM table sweeps: the paper tried every r = (m w)^2 / n,
+ * i.e. every side m of the 2R1W triangles in blocks; this grid spans (0, 1) the same
+ * way (0.25 is the paper's 1.25R1W row; 0.99 leaves 1R1W one block diagonal). */
+#define BENCH_R_SWEEP {0.01, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.99}
 
 /* The device of a GPU run (device 0): the stream every CUDA context of the
  * run is created on, and the events that time it. */

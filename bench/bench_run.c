@@ -279,9 +279,8 @@ static void measure_any_row(case_run *cr, skss_backend b, timed_call *call, benc
  * rows): when cpu-ref is not among the backends it is timed here, on the
  * reference context, unchecked (it is the reference) and without a second
  * warm-up (prepare just ran it), unless that one call took too long. */
-static void measure_reference_row(case_run *cr, skss_ctx *ref) {
+static void measure_reference_row(case_run *cr, skss_ctx *ref, int algorithm) {
   const bench_case *c = &cr->rep->cases.items[cr->ci];
-  int algorithm = bench_reference_algorithm(c->op);
   bench_row *r = add_our_row(cr, algorithm, SKSS_BACKEND_CPU_REF, ref);
   if (r == NULL) return;
   timed_call call = {cr->prim, cr->job, ref, algorithm};
@@ -361,7 +360,12 @@ static void run_case(const bench_config *cfg, bench_report *rep, size_t ci, skss
     progress(cfg, c, r);
     return;
   }
-  if (c->time_reference && ctxs[SKSS_BACKEND_CPU_REF] == NULL) measure_reference_row(&cr, ref);
+  if (c->time_reference && ctxs[SKSS_BACKEND_CPU_REF] == NULL) {
+    measure_reference_row(&cr, ref, bench_reference_algorithm(c->op));
+    /* the table's other sequential rows (the HMM paper's 4R1W(CPU)) */
+    for (int a = 1; a < 32; a++)
+      if ((c->reference_extra >> a) & 1u) measure_reference_row(&cr, ref, a);
+  }
   if (gpu != NULL && ctxs[SKSS_BACKEND_CUDA] != NULL && cr.prim->device != NULL) {
     cr.gpu = gpu;
     if (cr.prim->device->upload(cr.job, gpu, cr.device_err) != 0 && cr.device_err[0] == '\0')

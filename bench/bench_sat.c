@@ -9,8 +9,8 @@
  *    peer; the issue's GPU targets are read off these cases;
  *  - suite sat-papers: the SKSS paper's Table II (f32, 1K-32K: 2R1W, 1R1W,
  *    (1+r)R1W, SKSS, and the sequential 2r2w-cpu), the HMM paper's Table II
- *    (f64, 1K-18K: its six algorithms and (1+r)R1W at each r of
- *    BENCH_R_SWEEP), and the register-cache paper's comparisons (u8 -> u32,
+ *    (f64, its 13 sizes 1K-18K: its six algorithms, (1+r)R1W at each r of
+ *    BENCH_R_SWEEP, and the sequential 2r2w-cpu and 4r1w-cpu), and the register-cache paper's comparisons (u8 -> u32,
  *    f32 and f64 at 1K-16K: its six variants, with the CUB, NPP, torch and
  *    OpenCV peers). Our onepass runs in every table.
  * On the device the inputs, outputs and the reference live in device memory
@@ -67,22 +67,24 @@ typedef struct sat_gpu_table {
   const char *title;
   skss_dtype in[3], out[3];
   int n_types;
-  int sides[8];
+  int sides[16];
   int n_sides;
   uint32_t algorithms, paper; /* algorithms 0: every one */
   int peers, time_reference, r_sweep;
+  uint32_t reference_extra; /* cpu-ref algorithms timed beside the reference */
 } sat_gpu_table;
 
 static const sat_gpu_table SAT_GPU_TABLES[] = {
     {BENCH_SUITE_SAT, "sat suite", {SKSS_DTYPE_F32, SKSS_DTYPE_U8}, {SKSS_DTYPE_F32, SKSS_DTYPE_U32}, 2,
-     {1, 4, 16}, 3, 0, PAPERS_ALGS, 1, 0, 0},
+     {1, 4, 16}, 3, 0, PAPERS_ALGS, 1, 0, 0, 0},
     {BENCH_SUITE_SAT_PAPERS, "SKSS paper Table II", {SKSS_DTYPE_F32}, {SKSS_DTYPE_F32}, 1,
-     {1, 2, 4, 8, 16, 32}, 6, SKSS_PAPER_ALGS | OURS, SKSS_PAPER_ALGS, 0, 1, 0},
+     {1, 2, 4, 8, 16, 32}, 6, SKSS_PAPER_ALGS | OURS, SKSS_PAPER_ALGS, 0, 1, 0, 0},
     {BENCH_SUITE_SAT_PAPERS, "HMM paper Table II", {SKSS_DTYPE_F64}, {SKSS_DTYPE_F64}, 1,
-     {1, 2, 4, 8, 12, 16, 18}, 7, HMM_ALGS | OURS, HMM_ALGS, 0, 0, 1},
+     {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 18}, 13, HMM_ALGS | OURS, HMM_ALGS, 0, 1, 1,
+     ALG(SKSS_SAT_4R1W_CPU)},
     {BENCH_SUITE_SAT_PAPERS, "register-cache paper", {SKSS_DTYPE_U8, SKSS_DTYPE_F32, SKSS_DTYPE_F64},
      {SKSS_DTYPE_U32, SKSS_DTYPE_F32, SKSS_DTYPE_F64}, 3, {1, 2, 4, 8, 16}, 5, REGCACHE_ALGS | OURS,
-     REGCACHE_ALGS, 1, 0, 0},
+     REGCACHE_ALGS, 1, 0, 0, 0},
 };
 
 static const char *layout_name(skss_sat_layout layout) {
@@ -138,6 +140,7 @@ static int add_table_cases(const bench_config *cfg, const sat_gpu_table *t, benc
       c->paper = t->paper;
       c->no_peers = !t->peers;
       c->time_reference = t->time_reference;
+      c->reference_extra = t->reference_extra;
       c->r_sweep = t->r_sweep;
     }
   }

@@ -154,8 +154,11 @@ def title(doc):
     gpu = m.get("gpu")
     gpu_text = (f'\n{gpu["name"]} (driver {gpu["driver"]}, CUDA {gpu["cuda_runtime"]}), device copy '
                 f'{gpu["copy_gbs"]:.0f} GB/s; GPU rows timed with CUDA events' if gpu else "")
+    backends = cfg.get("backends") or []
+    cpu_text = f'cpu backend {cfg["threads"]} threads' if "cpu" in backends or not backends else \
+        f'backends {", ".join(backends)}'
     return (f'skss {m["skss_version"]} ({m["git_commit"]}) on {m["cpu_model"]}, {m["cores"]} cores, '
-            f'{m["date"]}; cpu backend {cfg["threads"]} threads; copy bandwidth '
+            f'{m["date"]}; {cpu_text}; copy bandwidth '
             f'{bw["gbs_1_thread"]:.1f} GB/s (1 thread), '
             f'{bw["gbs_threads"]:.1f} GB/s ({bw["threads"]} threads){gpu_text}')
 

@@ -376,10 +376,11 @@ typedef enum skss_halftone_algorithm {
   SKSS_HALFTONE_SKSS = 28,          /* one kernel, a warp per strip of 32 x 32
                                        parallelograms, strips by row ticket     */
   /* ours (CUDA): one kernel, a block per strip of 128 pixel rows (4 warps,
-     each lane a row, each row the kernel's slope behind the one above)
-     walked left to right in column chunks, an I/O warp beside each warp
-     moving its pixels, strips by row ticket; batches run their images'
-     strips at once                                                         */
+     each lane a row, each row the kernel's slope behind the one above;
+     64 rows of 2 warps for one image narrow enough that all its strips run
+     at once) walked left to right in column chunks, an I/O warp beside
+     each warp moving its pixels, strips by row ticket; batches run their
+     images' strips at once                                                 */
   SKSS_HALFTONE_STRIPS = 29
 } skss_halftone_algorithm;
 

@@ -144,10 +144,15 @@ skss_status skss__resolve_algorithm(skss_ctx *ctx, const char *fn, skss_op op, i
   if (r == NULL)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown %s algorithm %d", fn, OP_NAMES[op],
                       requested);
-  if (!skss_algorithm_supported(op, requested, ctx->backend))
+  if (!skss_algorithm_supported(op, requested, ctx->backend)) {
+    /* why: the primitive has no kernels on this backend yet, or the
+     * algorithm belongs to another backend */
+    const char *why = requested == 0                   ? " yet"
+                      : (r->backends & B_CUDA) != 0    ? " (a CUDA algorithm: use the cuda backend)"
+                                                       : " (a CPU algorithm: use the cpu or cpu-ref backend)";
     return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: the %s backend has no %s algorithm '%s'%s", fn,
-                      skss_backend_name(ctx->backend), OP_NAMES[op], r->name,
-                      ctx->backend == SKSS_BACKEND_CUDA ? " yet (CUDA kernels are not built in)" : "");
+                      skss_backend_name(ctx->backend), OP_NAMES[op], r->name, why);
+  }
   if (requested != 0) {
     *resolved = requested;
     return SKSS_OK;

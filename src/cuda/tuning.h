@@ -13,23 +13,19 @@
  * 2R2W, 4R4W and 4R1W, one 128-thread block per tile for 2R1W and 1R1W. */
 #define SKSS_CUDA_SAT_HMM_SCAN_THREADS 64
 #define SKSS_CUDA_SAT_HMM_TILE_THREADS 128
-/* (1+r)R1W: the r minimising the run time per side sqrt(H * W), from the
- * paper's Table II (GTX 780 Ti, f64); interpolated linearly, clamped at the
- * ends. X(side, r). */
+/* (1+r)R1W: the r minimising the run time per side sqrt(H * W), searched
+ * by `skss bench --suite sat-papers` (f64, the HMM paper's 13 sides, r in
+ * {0.01, 0.02, 0.05, 0.1, ..., 0.9, 0.99}; H200, bench/results/
+ * gpu-sat-2026-11-22-h200-*): the largest r tried wins at every side, each
+ * r faster than the one below it, because on the H200 a 1R1W launch per
+ * block diagonal costs more than 2R1W's second read (16K: 2R1W 2.86 ms,
+ * 1R1W 9.36, (1+r)R1W 8.32 at r = 0.05 down to 3.44 at r = 0.99). The
+ * paper's GTX 780 Ti minimised at r = 0.07-0.17 (its Table II: 0.168 at 1K
+ * falling to 0.0725 at 18K), where its 1R1W beat 2R1W from 7K on.
+ * Interpolated linearly, clamped at the ends. X(side, r). */
 #define SKSS_CUDA_SAT_HMM_R_TABLE(X) \
-  X(1024, 0.168)                     \
-  X(2048, 0.174)                     \
-  X(3072, 0.172)                     \
-  X(4096, 0.159)                     \
-  X(5120, 0.136)                     \
-  X(6144, 0.123)                     \
-  X(7168, 0.0876)                    \
-  X(8192, 0.103)                     \
-  X(10240, 0.0963)                   \
-  X(12288, 0.0710)                   \
-  X(14336, 0.0835)                   \
-  X(16384, 0.0694)                   \
-  X(18432, 0.0725)
+  X(1024, 0.99)                      \
+  X(18432, 0.99)
 
 /* ---- SAT: task-array family (sat/sat_taskarray.cu) ---- */
 /* SKSS: 64-thread blocks (two warps, each its own ticket), as in the paper. */

@@ -3,6 +3,8 @@
  * backend supports, so new ones are covered as they land) against CPU_REF:
  * every dither kernel, sizes 1 x 1, 1 x N, N x 1, 33 x 31, 1000 x 777,
  * 4099 x 17, seeded random and natural-like (a ramp with noise) images,
+ * and a real photograph (data/astronaut.png through the CLI's reader,
+ * whole and as crops read in place with its pitch),
  * several thresholds, BYTES and BITS, host and device pointers, pitched
  * rows; batches of images with strides; the caller's stream; a stress with
  * far more strips than resident warps (under SKSS_TEST_SMALL, a smaller one:
@@ -22,6 +24,9 @@
 #include <string.h>
 
 #include "testutil.h"
+#ifdef SKSS_TEST_DATA_DIR
+#include "skss_io.h"
+#endif
 
 #define FIRST_CUDA_ALG 16
 #define LAST_ALG 63
@@ -133,14 +138,13 @@ typedef struct spec {
   int threshold, kind, device_ptrs;
 } spec;
 
-/* One case: prints why and returns 0 when a byte differs (padding included:
- * it must stay untouched). */
-static int check_one(skss_ctx *cuda, skss_ctx *ref, tu_rng *r, const spec *s) {
+/* Whether the CUDA call makes of `in` (the layout's input) what CPU_REF
+ * does, byte for byte, padding included (it must stay untouched); when not,
+ * prints why (`what` names the input) and returns 0. */
+static int matches_reference(skss_ctx *cuda, skss_ctx *ref, const spec *s, const uint8_t *in,
+                             const char *what) {
   const layout *l = &s->l;
-  uint8_t *in = malloc(in_bytes(l)), *want = malloc(out_bytes(l)), *got = malloc(out_bytes(l));
-  memset(in, 0x33, in_bytes(l));
-  for (int64_t i = 0; i < l->images; i++)
-    fill_image(r, in + (size_t)i * l->in_stride, l->h, l->w, l->in_pitch, s->kind);
+  uint8_t *want = malloc(out_bytes(l)), *got = malloc(out_bytes(l));
   memset(want, 0xA5, out_bytes(l));
   reference(ref, l, s->kernel, s->threshold, in, want);
   const skss_halftone_desc d = make_desc(l, s->kernel, s->threshold, s->alg);
@@ -153,17 +157,47 @@ static int check_one(skss_ctx *cuda, skss_ctx *ref, tu_rng *r, const spec *s) {
     skss_dither_kernel_info info;
     skss_dither_kernel_get_info(s->kernel, &info);
     const size_t img = first / l->out_stride, off = first % l->out_stride;
+    const size_t row = off / l->out_pitch, col = off % l->out_pitch;
+    /* the first differing pixel: a byte of BYTES, a bit (first pixel in
+     * the MSB) of BITS; past the width or height it is padding */
+    int64_t x = (int64_t)col;
+    if (l->output == SKSS_HALFTONE_BITS) {
+      int bit = 0;
+      while (!(((want[first] ^ got[first]) << bit) & 0x80)) bit++;
+      x = (int64_t)col * 8 + bit;
+    }
+    const int padding = (int64_t)row >= l->h || x >= l->w;
     print_error("%s %s %lldx%lld x%lld T=%d %s %s %s pitch %zu: %zu bytes differ, first image %zu "
-                "(%zu, %zu): %d, want %d\n",
+                "(%zu, %lld)%s: byte %d, want %d\n",
                 skss_algorithm_name(SKSS_OP_HALFTONE, s->alg), info.name, (long long)l->h,
-                (long long)l->w, (long long)l->images, s->threshold, s->kind ? "ramp" : "random",
+                (long long)l->w, (long long)l->images, s->threshold, what,
                 l->output == SKSS_HALFTONE_BITS ? "bits" : "bytes", s->device_ptrs ? "device" : "host",
-                l->in_pitch, bad, img, off / l->out_pitch, off % l->out_pitch, got[first], want[first]);
+                l->in_pitch, bad, img, row, (long long)x, padding ? " (padding)" : "", got[first],
+                want[first]);
   }
-  free(in);
   free(want);
   free(got);
   return ok;
+}
+
+/* One case on a seeded random or ramp image (s->kind). */
+static int check_one(skss_ctx *cuda, skss_ctx *ref, tu_rng *r, const spec *s) {
+  const layout *l = &s->l;
+  uint8_t *in = malloc(in_bytes(l));
+  memset(in, 0x33, in_bytes(l));
+  for (int64_t i = 0; i < l->images; i++)
+    fill_image(r, in + (size_t)i * l->in_stride, l->h, l->w, l->in_pitch, s->kind);
+  const int ok = matches_reference(cuda, ref, s, in, s->kind ? "ramp" : "random");
+  free(in);
+  return ok;
+}
+
+/* Under the sanitizers (which pay per launch), the PRAM family, a launch
+ * per step, runs only one 2-row slope-2 and one 3-row slope-3 kernel (its
+ * code differs between kernels only in the weights). */
+static int sanitizer_skips(int alg, int kernel) {
+  return alg <= SKSS_HALFTONE_PEC2_PERM && kernel != SKSS_DITHER_FLOYD_STEINBERG &&
+         kernel != SKSS_DITHER_JARVIS_JUDICE_NINKE;
 }
 
 static const int64_t SHAPES[][2] = {{1, 1}, {1, 77}, {77, 1}, {33, 31}, {40, 70}, {130, 9},
@@ -185,12 +219,7 @@ static void test_every_algorithm_kernel_and_size(void **state) {
   for (int alg = FIRST_CUDA_ALG; alg <= LAST_ALG; alg++) {
     if (!cuda_alg(alg)) continue;
     for (int k = 0; k < SKSS_DITHER_KERNEL_COUNT; k++) {
-      /* small (the sanitizers, which pay per launch): the PRAM family, a
-       * launch per step, with one 2-row slope-2 and one 3-row slope-3
-       * kernel (its code differs between kernels only in the weights) */
-      if (small && alg <= SKSS_HALFTONE_PEC2_PERM && k != SKSS_DITHER_FLOYD_STEINBERG &&
-          k != SKSS_DITHER_JARVIS_JUDICE_NINKE)
-        continue;
+      if (small && sanitizer_skips(alg, k)) continue;
       for (size_t sh = 0; sh < n_shapes; sh++) {
         const int thresholds[] = {128, 0, 200, 255, 77};
         const size_t v = sh + (size_t)k + (size_t)alg;
@@ -335,6 +364,78 @@ static void test_stress_many_strips(void **state) {
   skss_ctx_destroy(ref);
 }
 
+/* h x w pixels of the photograph from (row, col), read in place. */
+typedef struct photo_crop {
+  int64_t h, w, row, col;
+} photo_crop;
+
+/* A real photograph, because an audit asked for one: the synthetic images
+ * lack its long smooth gradients next to sharp edges. data/astronaut.png
+ * (NASA, public domain) is read by the CLI's own reader, which makes colour
+ * gray as the CLI does (Pillow's convert('L')); every CUDA algorithm x
+ * kernel, on the whole photo and on awkward crops read in place (pitch =
+ * the photo's width), host and device pointers, BYTES and BITS.
+ * SKSS_TEST_SMALL: one 33 x 31 crop. */
+static void test_photograph(void **state) {
+  (void)state;
+  if (env_on("SKSS_HT_TIME_ONLY")) skip();
+#ifndef SKSS_TEST_DATA_DIR
+  skip(); /* built without the CLI's image reader (SKSS_BUILD_TOOLS=OFF) */
+#else
+  skss_image photo = {0};
+  char err[SKSS_IO_ERRLEN];
+  if (skss_image_read(SKSS_TEST_DATA_DIR "/astronaut.png", &photo, err) != 0) TU_FAIL("%s\n", err);
+  /* the photo and one spare row: with device pointers, run_cuda copies
+   * h whole pitched rows from a crop's first pixel */
+  const size_t pitch = (size_t)photo.width, photo_bytes = pitch * (size_t)photo.height;
+  uint8_t *pixels = malloc(photo_bytes + pitch);
+  memcpy(pixels, photo.pixels, photo_bytes);
+  memset(pixels + photo_bytes, 0x33, pitch);
+  const photo_crop crops[] = {
+      {33, 31, 100, 200},                 /* the one crop under SKSS_TEST_SMALL */
+      {photo.height, photo.width, 0, 0},  /* the whole photo */
+      {511, 17, 0, 1},                    /* tall and narrow */
+      {17, 511, 1, 0},                    /* short and wide */
+  };
+  const int small = env_on("SKSS_TEST_SMALL");
+  const size_t n_crops = small ? 1 : sizeof crops / sizeof crops[0];
+  for (size_t c = 0; c < n_crops; c++)
+    if (crops[c].row + crops[c].h > photo.height || crops[c].col + crops[c].w > photo.width)
+      TU_FAIL("the %lldx%lld photo has no %lldx%lld crop at (%lld, %lld)\n", (long long)photo.height,
+              (long long)photo.width, (long long)crops[c].h, (long long)crops[c].w,
+              (long long)crops[c].row, (long long)crops[c].col);
+  skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
+  int failed = 0;
+  for (int alg = FIRST_CUDA_ALG; alg <= LAST_ALG; alg++) {
+    if (!cuda_alg(alg)) continue;
+    for (int k = 0; k < SKSS_DITHER_KERNEL_COUNT; k++) {
+      if (small && sanitizer_skips(alg, k)) continue;
+      for (size_t c = 0; c < n_crops; c++) {
+        const photo_crop *crop = &crops[c];
+        char what[64];
+        snprintf(what, sizeof what, "photo at (%lld, %lld)", (long long)crop->row, (long long)crop->col);
+        for (int device_ptrs = 0; device_ptrs < 2; device_ptrs++) {
+          /* host and device get different outputs, which alternate between cases */
+          const size_t v = c + (size_t)k + (size_t)alg + (size_t)device_ptrs;
+          spec s = {alg, (skss_dither_kernel)k,
+                    make_layout(crop->h, crop->w, 1, 0, (skss_halftone_output)(v % 2)), 128, 0,
+                    device_ptrs};
+          s.l.in_pitch = pitch;
+          s.l.in_stride = (size_t)crop->h * pitch;
+          failed += !matches_reference(cuda, ref, &s,
+                                       pixels + (size_t)crop->row * pitch + (size_t)crop->col, what);
+        }
+      }
+    }
+  }
+  if (failed) TU_FAIL("%d photograph cases differ from the CPU reference", failed);
+  free(pixels);
+  skss_image_free(&photo);
+  skss_ctx_destroy(cuda);
+  skss_ctx_destroy(ref);
+#endif
+}
+
 /* Median of `reps` timed calls (after a warm-up) on device buffers, ms. */
 static double time_call(skss_ctx *cuda, const skss_halftone_desc *d, const void *din, void *dout,
                         int reps) {
@@ -457,6 +558,7 @@ int main(void) {
       cmocka_unit_test(test_batches),
       cmocka_unit_test(test_callers_stream),
       cmocka_unit_test(test_stress_many_strips),
+      cmocka_unit_test(test_photograph),
       cmocka_unit_test(test_timing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

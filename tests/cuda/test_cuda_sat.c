@@ -1,8 +1,9 @@
 /*
  * test_sat_cuda.c — every CUDA SAT algorithm against the CPU reference:
  * all type pairs, both layouts, with and without squared sums, awkward sizes
- * (1 x 1, 31 x 33, primes, 1 x N, N x 1, 5000 x 3, pitched rows), host and
- * device pointers, a caller's stream, and a stress whose strips far
+ * (1 x 1, 31 x 33, primes, 1 x N, N x 1, 5000 x 3, 1100 x 1057 where 2R1W
+ * recurses, pitched rows with either layout), host and device pointers,
+ * every algorithm on a caller's stream, and a stress whose strips far
  * outnumber the resident warps (SKSS-style kernels must neither deadlock nor
  * run a task twice). Integers must be identical; floats within the header's
  * bound against a long double reference. Exits 77 without a GPU.
@@ -27,7 +28,10 @@ static const pair_case PAIRS[] = {
 #define N_PAIRS (sizeof PAIRS / sizeof PAIRS[0])
 
 static const int64_t SHAPES[][2] = {{1, 1},  {1, 77},  {77, 1},   {31, 33},  {32, 32},   {33, 31},
-                                    {97, 101}, {5000, 3}, {3, 5000}, {257, 131}, {1024, 1024}};
+                                    {97, 101}, {5000, 3}, {3, 5000}, {257, 131}, {1024, 1024},
+                                    /* more than 32 tiles each way: 2R1W's SAT of its tile
+                                       sums recurses (35 x 34 tile sums) */
+                                    {1100, 1057}};
 #define N_SHAPES (sizeof SHAPES / sizeof SHAPES[0])
 #define N_SMALL_SHAPES 7 /* up to 97 x 101: what compute-sanitizer runs */
 
@@ -215,7 +219,7 @@ static void test_every_algorithm_pair_layout_and_size(void **state) {
         spec.layout = (s % 2) ? SKSS_SAT_PADDED : SKSS_SAT_INCLUSIVE;
         spec.squared = (int)((s + p) % 3 == 0);
         spec.device_ptrs = (int)((s + p) % 2);
-        if (s % 4 == 1) {
+        if ((s + p) % 3 == 1) { /* pitched rows with either layout */
           spec.in_pad = (int64_t)skss_dtype_size(PAIRS[p].in) * 3;
           spec.out_pad = (int64_t)skss_dtype_size(PAIRS[p].out) * 5;
         }
@@ -239,11 +243,19 @@ static void test_callers_stream_and_auto(void **state) {
   skss_ctx *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 1);
-  run_spec spec = {SKSS_SAT_AUTO, PAIRS[0], 333, 517, SKSS_SAT_PADDED, 1, 1, 0, 0};
-  run_one(cuda, ref, &r, &spec);
-  spec.device_ptrs = 0;
-  spec.pair = PAIRS[6];
-  run_one(cuda, ref, &r, &spec);
+  /* every algorithm, so that the multi-launch ones and the task arrays'
+   * counter resets are all ordered on the caller's stream */
+  for (int alg = 0; alg < 64; alg++) {
+    if (alg != SKSS_SAT_AUTO && !skss_algorithm_supported(SKSS_OP_SAT, alg, SKSS_BACKEND_CUDA)) continue;
+    /* under the sanitizers, fewer launches of the one-per-diagonal kinds */
+    const int64_t h = small_only() ? 70 : 333, w = small_only() ? 45 : 517;
+    run_spec spec = {alg, PAIRS[0], h, w, SKSS_SAT_PADDED, 1, 1, 0, 0};
+    run_one(cuda, ref, &r, &spec);
+    spec.device_ptrs = 0;
+    spec.pair = PAIRS[6];
+    spec.layout = SKSS_SAT_INCLUSIVE;
+    run_one(cuda, ref, &r, &spec);
+  }
   skss_ctx_destroy(cuda);
   skss_ctx_destroy(ref);
   cudaStreamDestroy(stream);

@@ -14,15 +14,17 @@
  *   CPU reference's order, one thread per element, one launch per
  *   anti-diagonal i + j = k.
  * 2R1W (V): 32 x 32 tiles, one 128-thread block each (all threads copy,
- *   one warp sums or scans the diagonally arranged shared tile). Kernel 1:
- *   per tile the column sums C (into Cs, tile rows x W) and the row sums R
- *   (into Rt, transposed: tile columns x H, so scanning it is coalesced).
- *   Kernel 2: Cs scanned down each column, Rt along each row (one thread per
- *   column / row), and the corner carries Sp[I][J] = b[32I-1][32J-1] as a
- *   running sum, per tile column, of the scanned row sums Rt[J-1][i] over the
- *   rows above (one warp per tile column). Kernel 3: each tile reads its
- *   input again, adds Cs[I-1] to its top row, Rt[J-1] to its left column and
- *   Sp[I][J] to its corner, computes its SAT and writes it.
+ *   one warp sums or scans the diagonally arranged shared tile). Kernel 1
+ *   (step 1): per tile the column sums C (into Cs, tile rows x W), the row
+ *   sums R (into Rt, transposed: tile columns x H, so scanning it is
+ *   coalesced) and the tile's sum (into S, tile rows x tile columns).
+ *   Step 2: Cs scanned down each column, Rt along each row (one thread per
+ *   column / row), and the SAT of S: by one block when S fits a 32 x 32
+ *   tile, else by 2R1W itself on S, recursively (16K x 16K: S is 512 x 512,
+ *   its own S 16 x 16, so one level of recursion, the paper's k = 1).
+ *   Kernel 3 (step 3): each tile reads its input again, adds Cs[I-1] to its
+ *   top row, Rt[J-1] to its left column and SAT(S)[I-1][J-1] (=
+ *   b[32I-1][32J-1]) to its corner, computes its SAT and writes it.
  * 1R1W (VI): one launch per tile diagonal I + J = k; each tile derives the
  *   same three carries from final outputs: C[c] = b[top][c] - b[top][c-1],
  *   R[r] = b[r][left] - b[r-1][left] (the corner b[top][left] standing in for
@@ -36,10 +38,14 @@
  *   the scans start from seeds read off them: the column sum above the
  *   batch's first tile of tile column J (first = k_lo - J) is
  *   b[32 first - 1][j] - b[32 first - 1][j - 1] (stored in Cs[first - 1]),
- *   the row sum left of it likewise (in Rt[first - 1]), and the corner scan
- *   starts from b[32 first - 1][32J - 1]. Every seed's element lies on tile
- *   diagonal k_lo - 1 or k_lo - 2, final before the batch starts; for
- *   k_lo = 0 there are no seeds and the batch is plain 2R1W.
+ *   the row sum left of it likewise (in Rt[first - 1]), and the corners
+ *   Sp[I][J] = b[32I-1][32J-1] are a running sum down tile column J from
+ *   the seed b[32 first - 1][32J - 1], adding per tile row its 32 scanned
+ *   row sums Rt[J-1] (one warp a tile column; the paper leaves how (B) gets
+ *   its corners open, and a SAT of S cannot see the final outputs). Every
+ *   seed's element lies on tile diagonal k_lo - 1 or k_lo - 2, final before
+ *   the batch starts. For k_lo = 0 there are no seeds: the batch is plain
+ *   2R1W, recursion included, on the triangle (S is zero outside it).
  *
  * Float error (u = 2^-24 f32, 2^-53 f64; S = sum of |load| over the
  * rectangle): 2R2W, 4R4W and 2R1W add every output as one sum of at most
@@ -85,9 +91,11 @@ struct sat_args {
 };
 
 /* The 2R1W carries' scratch: Cs (tile rows x W), Rt (tile columns x H),
- * Sp (tile rows x tile columns). */
+ * Sp (seeded corners), S (tile sums) and its SAT (each tile rows x tile
+ * columns); `sub`: the scratch of the recursion on S. */
 struct tile_sums {
-  view cs, rt, sp;
+  view cs, rt, sp, s, sat;
+  uint8_t *sub;
 };
 
 /* The tiles a 2R1W batch covers: k_lo <= I + J < k_hi. */
@@ -249,7 +257,14 @@ __global__ void tile_sums_kernel(sat_args a, tile_sums s, region g) {
   const tile_at t = tile_of(I, J, a);
   load_tile<In, Acc>(sh, a, t);
   const int warp = threadIdx.x / TILE, lane = threadIdx.x % TILE;
-  if (warp == 0 && lane < t.cols) at<Acc>(s.cs, I, t.col0 + lane) = column_sum(sh, lane);
+  if (warp == 0) {
+    /* outside the plane the tile holds zeros, so every lane's sum counts */
+    const Acc c = column_sum(sh, lane);
+    if (lane < t.cols) at<Acc>(s.cs, I, t.col0 + lane) = c;
+    Acc total = c;
+    for (int d = TILE / 2; d > 0; d /= 2) total += __shfl_down_sync(FULL_MASK, total, d);
+    if (lane == 0) at<Acc>(s.s, I, J) = total;
+  }
   if (warp == 1 && lane < t.rows) at<Acc>(s.rt, J, t.row0 + lane) = row_sum(sh, lane);
 }
 
@@ -297,9 +312,10 @@ __global__ void row_carry_scan(sat_args a, tile_sums s, region g) {
   for (int64_t J = first; J < end; J++) sum = at<Acc>(s.rt, J, i) += sum;
 }
 
-/* Kernel 2c, after 2b: Sp[I][J] = b[32I-1][32J-1] for the region's tiles of
- * tile column J >= 1, one warp per tile column: the seed corner plus, per
- * tile row, the sum of its 32 rows' row sums left of column 32J. */
+/* Kernel 2c, after 2b, for a batch with seeds (k_lo > 0): Sp[I][J] =
+ * b[32I-1][32J-1] for the region's tiles of tile column J >= 1, one warp per
+ * tile column: the seed corner plus, per tile row, the sum of its 32 rows'
+ * row sums left of column 32J. */
 template <typename Acc>
 __global__ void corner_carry_scan(sat_args a, tile_sums s, region g) {
   const int64_t J = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / TILE + 1;
@@ -333,7 +349,7 @@ __global__ void tile_finish_kernel(sat_args a, tile_sums s, region g) {
     carries<Acc> carry;
     carry.top = I > 0 && lane < t.cols ? at<Acc>(s.cs, I - 1, t.col0 + lane) : Acc(0);
     carry.left = J > 0 && lane < t.rows ? at<Acc>(s.rt, J - 1, t.row0 + lane) : Acc(0);
-    carry.corner = I > 0 && J > 0 ? at<Acc>(s.sp, I, J) : Acc(0);
+    carry.corner = I == 0 || J == 0 ? Acc(0) : g.k_lo == 0 ? at<Acc>(s.sat, I - 1, J - 1) : at<Acc>(s.sp, I, J);
     carry_and_scan(sh, lane, carry);
   }
   store_tile(sh, a, t);
@@ -384,16 +400,26 @@ void diagonal_span(int64_t k, int64_t rows, int64_t cols, int64_t *first, int64_
   *count = last - *first + 1;
 }
 
+/* Whether the SAT of an h x w plane's tile sums takes a recursion (S does
+ * not fit one tile) rather than one block. */
+bool sums_recurse(int64_t h, int64_t w) { return tiles(h) > TILE || tiles(w) > TILE; }
+
 struct sums_layout {
-  size_t rt, sp, total; /* byte offsets (Cs at 0) and the size */
+  size_t rt, sp, s, sat, sub, total; /* byte offsets (Cs at 0) and the size */
 };
 
+/* Grows with h and w, so a plane's scratch also holds any smaller plane's
+ * (the triangle batches of (1+r)R1W recurse on part of S). */
 sums_layout layout_sums(int64_t h, int64_t w, size_t acc) {
   const size_t th = static_cast<size_t>(tiles(h)), tw = static_cast<size_t>(tiles(w));
+  const size_t grid = skss__cuda_align(th * tw * acc);
   sums_layout l;
   l.rt = skss__cuda_align(th * static_cast<size_t>(w) * acc);
   l.sp = l.rt + skss__cuda_align(tw * static_cast<size_t>(h) * acc);
-  l.total = l.sp + skss__cuda_align(th * tw * acc);
+  l.s = l.sp + grid;
+  l.sat = l.s + grid;
+  l.sub = l.sat + grid;
+  l.total = l.sub + (sums_recurse(h, w) ? layout_sums(tiles(h), tiles(w), acc).total : 0);
   return l;
 }
 
@@ -401,10 +427,14 @@ template <typename Acc>
 tile_sums sums_in(void *scratch, int64_t h, int64_t w) {
   uint8_t *base = static_cast<uint8_t *>(scratch);
   const sums_layout l = layout_sums(h, w, sizeof(Acc));
+  const size_t across = static_cast<size_t>(tiles(w)) * sizeof(Acc);
   tile_sums s;
   s.cs = {base, static_cast<size_t>(w) * sizeof(Acc)};
   s.rt = {base + l.rt, static_cast<size_t>(h) * sizeof(Acc)};
-  s.sp = {base + l.sp, static_cast<size_t>(tiles(w)) * sizeof(Acc)};
+  s.sp = {base + l.sp, across};
+  s.s = {base + l.s, across};
+  s.sat = {base + l.sat, across};
+  s.sub = base + l.sub;
   return s;
 }
 
@@ -482,14 +512,34 @@ struct launcher {
     SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
     row_carry_scan<Acc><<<blocks_for(a.h, SCAN_THREADS), SCAN_THREADS, 0, stream>>>(a, s, g);
     SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
-    if (tw > 1) {
+    if (g.k_lo > 0 && tw > 1) {
       corner_carry_scan<Acc><<<blocks_for((tw - 1) * TILE, TILE_THREADS), TILE_THREADS, 0, stream>>>(
           a, s, g);
       SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
+    } else if (g.k_lo == 0 && tiles(a.h) > 1 && tw > 1) {
+      const skss_status st = sums_sat<Acc>(s, g);
+      if (st != SKSS_OK) return st;
     }
     tile_finish_kernel<In, Acc><<<tile_blocks, TILE_THREADS, 0, stream>>>(a, s, g);
     SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
     return SKSS_OK;
+  }
+
+  /* Step 2's SAT of the tile sums S of a batch from diagonal 0: only its
+   * tiles' corners are read, all within the first k_hi tile rows and
+   * columns; when the batch is a triangle, S is zero outside it. */
+  template <typename Acc>
+  skss_status sums_sat(const tile_sums &s, region g) {
+    const int64_t th = tiles(a.h), tw = tiles(a.w);
+    const int64_t rows = th < g.k_hi ? th : g.k_hi, cols = tw < g.k_hi ? tw : g.k_hi;
+    launcher sub = {ctx, stream, {s.s, s.sat, false, rows, cols}};
+    if (rows <= TILE && cols <= TILE) {
+      /* one DMM: the lone tile of S, no carries */
+      tile_diagonal_kernel<Acc, Acc><<<1, TILE_THREADS, 0, stream>>>(sub.a, 0, 0);
+      SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
+      return SKSS_OK;
+    }
+    return sub.batch<Acc, Acc>(sums_in<Acc>(s.sub, rows, cols), region{0, tiles(rows) + tiles(cols) - 1});
   }
 
   /* 1R1W stages k_lo .. k_hi - 1. */
@@ -514,6 +564,10 @@ struct launcher {
     int64_t ka = llround(sqrt(r) * side);
     if (ka > diagonals / 2) ka = diagonals / 2;
     const tile_sums s = sums_in<Acc>(scratch, a.h, a.w);
+    /* triangle A's tile sums are zero outside it (the SAT of S reads them) */
+    if (ka > 0)
+      SKSS_CUDA_TRY(ctx, FN, cudaMemset2DAsync(s.s.base, s.s.pitch, 0, static_cast<size_t>(tw) * sizeof(Acc),
+                                               static_cast<size_t>(th), stream));
     skss_status st = batch<In, Acc>(s, region{0, ka});
     if (st == SKSS_OK) st = stages<In, Acc>(ka, diagonals - ka);
     if (st == SKSS_OK) st = batch<In, Acc>(s, region{diagonals - ka, diagonals});
