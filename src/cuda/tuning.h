@@ -16,10 +16,10 @@
 /* (1+r)R1W: the r minimising the run time per side sqrt(H * W), searched
  * by `skss bench --suite sat-papers` (f64, the HMM paper's 13 sides, r in
  * {0.01, 0.02, 0.05, 0.1, ..., 0.9, 0.99}; H200, bench/results/
- * gpu-sat-2026-11-22-h200-*): the largest r tried wins at every side, each
+ * gpu-sat-2026-11-22-h200-18a0f0f): the largest r tried wins at every side, each
  * r faster than the one below it, because on the H200 a 1R1W launch per
- * block diagonal costs more than 2R1W's second read (16K: 2R1W 2.86 ms,
- * 1R1W 9.36, (1+r)R1W 8.32 at r = 0.05 down to 3.44 at r = 0.99). The
+ * block diagonal costs more than 2R1W's second read (16K: 2R1W 2.84 ms,
+ * 1R1W 9.37, (1+r)R1W 8.33 at r = 0.05 down to 3.43 at r = 0.99). The
  * paper's GTX 780 Ti minimised at r = 0.07-0.17 (its Table II: 0.168 at 1K
  * falling to 0.0725 at 18K), where its 1R1W beat 2R1W from 7K on.
  * Interpolated linearly, clamped at the ends. X(side, r). */

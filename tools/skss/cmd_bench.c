@@ -369,7 +369,14 @@ static void print_table_rows(FILE *f, const bench_report *rep, const table_view 
         listed = strcmp(seen[s]->algorithm, r->algorithm) == 0 && strcmp(seen[s]->backend, r->backend) == 0;
       if (listed) continue;
       seen[n_seen++] = r;
-      fprintf(f, "  %-28s", r->algorithm);
+      /* the CPU rows of a GPU table name their backend: with --backend all,
+       * cpu-ref and cpu both run the sequential algorithms */
+      char label[64];
+      if (!r->is_peer && strcmp(r->backend, "cuda") != 0)
+        snprintf(label, sizeof label, "%s (%s)", r->algorithm, r->backend);
+      else
+        snprintf(label, sizeof label, "%s", r->algorithm);
+      fprintf(f, "  %-28s", label);
       for (int c = 0; c < v->n_cases; c++) print_cell(f, row_of(rep, v->cases[c], r->algorithm, r->backend));
       fputc('\n', f);
     }
