@@ -358,7 +358,6 @@ const char *bench_json_string(const bench_json *obj, const char *key, const char
 
 /* ---- CUDA (bench_cuda.cu; only in builds with SKSS_BENCH_CUDA) ------------ */
 
-/* (1+r)R1W's r values the HMM table sweeps. */
 /* (1+r)R1W's r values the HMM table sweeps: the paper tried every r = (m w)^2 / n,
  * i.e. every side m of the 2R1W triangles in blocks; this grid spans (0, 1) the same
  * way (0.25 is the paper's 1.25R1W row; 0.99 leaves 1R1W one block diagonal). */

@@ -10,8 +10,9 @@
  *  - suite sat-papers: the SKSS paper's Table II (f32, 1K-32K: 2R1W, 1R1W,
  *    (1+r)R1W, SKSS, and the sequential 2r2w-cpu), the HMM paper's Table II
  *    (f64, its 13 sizes 1K-18K: its six algorithms, (1+r)R1W at each r of
- *    BENCH_R_SWEEP, and the sequential 2r2w-cpu and 4r1w-cpu), and the register-cache paper's comparisons (u8 -> u32,
- *    f32 and f64 at 1K-16K: its six variants, with the CUB, NPP, torch and
+ *    BENCH_R_SWEEP, and the sequential 2r2w-cpu and 4r1w-cpu), and the
+ *    register-cache paper's comparisons (u8 -> u32, f32 and f64 at 1K-16K:
+ *    its six variants, with the CUB, NPP, torch and
  *    OpenCV peers). Our onepass runs in every table.
  * On the device the inputs, outputs and the reference live in device memory
  * (bench_device_ops): the library is called on device pointers and checked

@@ -369,8 +369,8 @@ typedef struct photo_crop {
   int64_t h, w, row, col;
 } photo_crop;
 
-/* A real photograph, because an audit asked for one: the synthetic images
- * lack its long smooth gradients next to sharp edges. data/astronaut.png
+/* A real photograph: the synthetic images lack its long smooth gradients
+ * next to sharp edges. data/astronaut.png
  * (NASA, public domain) is read by the CLI's own reader, which makes colour
  * gray as the CLI does (Pillow's convert('L')); every CUDA algorithm x
  * kernel, on the whole photo and on awkward crops read in place (pitch =
