@@ -99,7 +99,7 @@ static void *compact_prepare(bench_case *c, const bench_config *cfg, skss_ctx *r
   skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
   d.n = c->p.compact.n;
   d.dtype = c->p.compact.dtype;
-  d.predicate = SKSS_KEEP_GT;
+  d.keep = SKSS_COMPACT_KEEP_GT;
   if (d.dtype == SKSS_DTYPE_F32)
     d.a.f = 0.5;
   else

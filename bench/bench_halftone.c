@@ -41,18 +41,18 @@ static const bench_size HALFTONE_DEFAULT_SIZES[] = {{1024, 0}, {2048, 0}, {4096,
 
 #define ALG(a) (1u << (a))
 #define SEQ_ALGS                                                                             \
-  (ALG(SKSS_HALFTONE_ED) | ALG(SKSS_HALFTONE_EC) | ALG(SKSS_HALFTONE_ED_RC) |               \
-   ALG(SKSS_HALFTONE_EC_RC))
+  (ALG(SKSS_HALFTONE_ALGORITHM_ED) | ALG(SKSS_HALFTONE_ALGORITHM_EC) | ALG(SKSS_HALFTONE_ALGORITHM_ED_RC) |               \
+   ALG(SKSS_HALFTONE_ALGORITHM_EC_RC))
 #define PRAM_ALGS                                                                            \
-  (ALG(SKSS_HALFTONE_PED3) | ALG(SKSS_HALFTONE_PED2_ATOMIC) | ALG(SKSS_HALFTONE_PED2_LAUNCH) | \
-   ALG(SKSS_HALFTONE_PEC2) | ALG(SKSS_HALFTONE_PED3_PERM) |                                 \
-   ALG(SKSS_HALFTONE_PED2_ATOMIC_PERM) | ALG(SKSS_HALFTONE_PED2_LAUNCH_PERM) |              \
-   ALG(SKSS_HALFTONE_PEC2_PERM))
+  (ALG(SKSS_HALFTONE_ALGORITHM_PED3) | ALG(SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC) | ALG(SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH) | \
+   ALG(SKSS_HALFTONE_ALGORITHM_PEC2) | ALG(SKSS_HALFTONE_ALGORITHM_PED3_PERM) |                                 \
+   ALG(SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC_PERM) | ALG(SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH_PERM) |              \
+   ALG(SKSS_HALFTONE_ALGORITHM_PEC2_PERM))
 #define PGRAM_ALGS                                                                           \
-  (ALG(SKSS_HALFTONE_PED_2D) | ALG(SKSS_HALFTONE_PED_2D_RC) | ALG(SKSS_HALFTONE_PEC_2D) |    \
-   ALG(SKSS_HALFTONE_PEC_2D_RC))
-#define OURS (ALG(SKSS_HALFTONE_STRIPS) | ALG(SKSS_HALFTONE_TASKARRAY_CPU))
-#define TABLE3_ALGS (ALG(SKSS_HALFTONE_SKSS) | ALG(SKSS_HALFTONE_PEC_2D_RC))
+  (ALG(SKSS_HALFTONE_ALGORITHM_PED_2D) | ALG(SKSS_HALFTONE_ALGORITHM_PED_2D_RC) | ALG(SKSS_HALFTONE_ALGORITHM_PEC_2D) |    \
+   ALG(SKSS_HALFTONE_ALGORITHM_PEC_2D_RC))
+#define OURS (ALG(SKSS_HALFTONE_ALGORITHM_STRIPS) | ALG(SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU))
+#define TABLE3_ALGS (ALG(SKSS_HALFTONE_ALGORITHM_SKSS) | ALG(SKSS_HALFTONE_ALGORITHM_PEC_2D_RC))
 
 /* One table: a Floyd-Steinberg case per side (sides in units of 1024). */
 typedef struct halftone_gpu_table {
@@ -67,9 +67,9 @@ typedef struct halftone_gpu_table {
 static const halftone_gpu_table HALFTONE_GPU_TABLES[] = {
     {"ED paper Table V", {1, 2, 4, 8, 16}, 5, SEQ_ALGS | PRAM_ALGS | PGRAM_ALGS | OURS,
      PRAM_ALGS | PGRAM_ALGS, 1, 1},
-    {"SKSS paper Table III", {1, 2, 4, 8, 16, 32}, 6, TABLE3_ALGS | ALG(SKSS_HALFTONE_STRIPS),
+    {"SKSS paper Table III", {1, 2, 4, 8, 16, 32}, 6, TABLE3_ALGS | ALG(SKSS_HALFTONE_ALGORITHM_STRIPS),
      TABLE3_ALGS, 1, 1},
-    {"batch of 64", {4}, 1, ALG(SKSS_HALFTONE_STRIPS) | ALG(SKSS_HALFTONE_SKSS), 0, 0, 64},
+    {"batch of 64", {4}, 1, ALG(SKSS_HALFTONE_ALGORITHM_STRIPS) | ALG(SKSS_HALFTONE_ALGORITHM_SKSS), 0, 0, 64},
 };
 
 static bench_case *add_case(bench_cases *out, const bench_size *size, skss_dither_kernel kernel,
@@ -105,7 +105,7 @@ static int add_gpu_tables(const bench_config *cfg, bench_cases *out) {
     const halftone_gpu_table *tb = &HALFTONE_GPU_TABLES[t];
     for (int s = 0; s < (cfg->quick ? 1 : tb->n_sides); s++) {
       bench_size size = {(int64_t)tb->sides[s] << 10, 0};
-      bench_case *c = add_case(out, &size, SKSS_DITHER_FLOYD_STEINBERG, tb->images);
+      bench_case *c = add_case(out, &size, SKSS_DITHER_KERNEL_FLOYD_STEINBERG, tb->images);
       if (c == NULL) return -1;
       snprintf(c->table, sizeof c->table, "%s", tb->title);
       c->algorithms = tb->algorithms;
@@ -124,12 +124,12 @@ static int halftone_add_cases(const bench_config *cfg, bench_cases *out) {
   int n_sizes = cfg->n_sizes ? cfg->n_sizes : (cfg->quick ? 1 : 3);
   const bench_size *largest = &sizes[0];
   for (int s = 0; s < n_sizes; s++) {
-    if (add_case(out, &sizes[s], SKSS_DITHER_FLOYD_STEINBERG, 1) == NULL) return -1;
+    if (add_case(out, &sizes[s], SKSS_DITHER_KERNEL_FLOYD_STEINBERG, 1) == NULL) return -1;
     if ((double)sizes[s].a * (double)(sizes[s].b ? sizes[s].b : sizes[s].a) >
         (double)largest->a * (double)(largest->b ? largest->b : largest->a))
       largest = &sizes[s];
   }
-  return add_case(out, largest, SKSS_DITHER_JARVIS_JUDICE_NINKE, 1) == NULL ? -1 : 0;
+  return add_case(out, largest, SKSS_DITHER_KERNEL_JARVIS_JUDICE_NINKE, 1) == NULL ? -1 : 0;
 }
 
 typedef struct halftone_job {

@@ -90,10 +90,10 @@ static long largest_case(const bench_report *rep, skss_op op, case_pred want) {
   return best;
 }
 
-static int is_fs(const bench_case *c) { return c->p.halftone.kernel == SKSS_DITHER_FLOYD_STEINBERG; }
+static int is_fs(const bench_case *c) { return c->p.halftone.kernel == SKSS_DITHER_KERNEL_FLOYD_STEINBERG; }
 static int is_sat_u8_padded(const bench_case *c) {
   return c->p.sat.in == SKSS_DTYPE_U8 && c->p.sat.out == SKSS_DTYPE_I32 &&
-         c->p.sat.layout == SKSS_SAT_PADDED;
+         c->p.sat.layout == SKSS_SAT_LAYOUT_PADDED;
 }
 static int is_value_only(const bench_case *c) { return c->p.knapsack.value_only; }
 

@@ -305,11 +305,11 @@ static void sweep_hybrid_r(case_run *cr, skss_ctx *ctx) {
   static const double R[] = BENCH_R_SWEEP;
   const bench_case *c = &cr->rep->cases.items[cr->ci];
   for (size_t k = 0; k < sizeof R / sizeof R[0]; k++) {
-    bench_row *r = add_our_row(cr, SKSS_SAT_1PR_R1W, SKSS_BACKEND_CUDA, ctx);
+    bench_row *r = add_our_row(cr, SKSS_SAT_ALGORITHM_1PR_R1W, SKSS_BACKEND_CUDA, ctx);
     if (r == NULL) break;
     snprintf(r->algorithm, sizeof r->algorithm, "1+r-r1w r=%.2f", R[k]);
     r->param = R[k];
-    timed_call call = {cr->prim, cr->job, ctx, SKSS_SAT_1PR_R1W};
+    timed_call call = {cr->prim, cr->job, ctx, SKSS_SAT_ALGORITHM_1PR_R1W};
     if (bench_status_error(ctx, "set r", bench_gpu_set_hybrid_r(ctx, R[k]), r->message) == 0) {
       measure_any_row(cr, SKSS_BACKEND_CUDA, &call, r);
     } else {

@@ -40,10 +40,10 @@ typedef struct sat_variant {
 } sat_variant;
 
 static const sat_variant SAT_VARIANTS[] = {
-    {SKSS_DTYPE_U8, SKSS_DTYPE_I32, SKSS_SAT_PADDED, 1},
-    {SKSS_DTYPE_U8, SKSS_DTYPE_I32, SKSS_SAT_INCLUSIVE, 0},
-    {SKSS_DTYPE_F32, SKSS_DTYPE_F32, SKSS_SAT_PADDED, 0},
-    {SKSS_DTYPE_F32, SKSS_DTYPE_F32, SKSS_SAT_INCLUSIVE, 1},
+    {SKSS_DTYPE_U8, SKSS_DTYPE_I32, SKSS_SAT_LAYOUT_PADDED, 1},
+    {SKSS_DTYPE_U8, SKSS_DTYPE_I32, SKSS_SAT_LAYOUT_INCLUSIVE, 0},
+    {SKSS_DTYPE_F32, SKSS_DTYPE_F32, SKSS_SAT_LAYOUT_PADDED, 0},
+    {SKSS_DTYPE_F32, SKSS_DTYPE_F32, SKSS_SAT_LAYOUT_INCLUSIVE, 1},
 };
 
 static const bench_size SAT_DEFAULT_SIZES[] = {{1024, 0}, {2048, 0}, {4096, 0}};
@@ -52,15 +52,15 @@ static const bench_size SAT_DEFAULT_SIZES[] = {{1024, 0}, {2048, 0}, {4096, 0}};
 
 #define ALG(a) (1u << (a))
 #define HMM_ALGS                                                                              \
-  (ALG(SKSS_SAT_2R2W) | ALG(SKSS_SAT_4R4W) | ALG(SKSS_SAT_4R1W) | ALG(SKSS_SAT_2R1W) |         \
-   ALG(SKSS_SAT_1R1W) | ALG(SKSS_SAT_1PR_R1W))
+  (ALG(SKSS_SAT_ALGORITHM_2R2W) | ALG(SKSS_SAT_ALGORITHM_4R4W) | ALG(SKSS_SAT_ALGORITHM_4R1W) | ALG(SKSS_SAT_ALGORITHM_2R1W) |         \
+   ALG(SKSS_SAT_ALGORITHM_1R1W) | ALG(SKSS_SAT_ALGORITHM_1PR_R1W))
 #define SKSS_PAPER_ALGS \
-  (ALG(SKSS_SAT_2R1W) | ALG(SKSS_SAT_1R1W) | ALG(SKSS_SAT_1PR_R1W) | ALG(SKSS_SAT_SKSS))
+  (ALG(SKSS_SAT_ALGORITHM_2R1W) | ALG(SKSS_SAT_ALGORITHM_1R1W) | ALG(SKSS_SAT_ALGORITHM_1PR_R1W) | ALG(SKSS_SAT_ALGORITHM_SKSS))
 #define REGCACHE_ALGS                                                                        \
-  (ALG(SKSS_SAT_BRLT_SCANROW_KS) | ALG(SKSS_SAT_BRLT_SCANROW_LF) | ALG(SKSS_SAT_SCANROW_BRLT_KS) | \
-   ALG(SKSS_SAT_SCANROW_BRLT_LF) | ALG(SKSS_SAT_SCANROWCOLUMN_KS) | ALG(SKSS_SAT_SCANROWCOLUMN_LF))
-#define PAPERS_ALGS (HMM_ALGS | SKSS_PAPER_ALGS | ALG(SKSS_SAT_PARALLEL_FAIR) | REGCACHE_ALGS)
-#define OURS ALG(SKSS_SAT_ONEPASS)
+  (ALG(SKSS_SAT_ALGORITHM_BRLT_SCANROW_KS) | ALG(SKSS_SAT_ALGORITHM_BRLT_SCANROW_LF) | ALG(SKSS_SAT_ALGORITHM_SCANROW_BRLT_KS) | \
+   ALG(SKSS_SAT_ALGORITHM_SCANROW_BRLT_LF) | ALG(SKSS_SAT_ALGORITHM_SCANROWCOLUMN_KS) | ALG(SKSS_SAT_ALGORITHM_SCANROWCOLUMN_LF))
+#define PAPERS_ALGS (HMM_ALGS | SKSS_PAPER_ALGS | ALG(SKSS_SAT_ALGORITHM_PARALLEL_FAIR) | REGCACHE_ALGS)
+#define OURS ALG(SKSS_SAT_ALGORITHM_ONEPASS)
 
 /* One table: a case per type pair and side (sides in units of 1024). */
 typedef struct sat_gpu_table {
@@ -82,14 +82,14 @@ static const sat_gpu_table SAT_GPU_TABLES[] = {
      {1, 2, 4, 8, 16, 32}, 6, SKSS_PAPER_ALGS | OURS, SKSS_PAPER_ALGS, 0, 1, 0, 0},
     {BENCH_SUITE_SAT_PAPERS, "HMM paper Table II", {SKSS_DTYPE_F64}, {SKSS_DTYPE_F64}, 1,
      {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 18}, 13, HMM_ALGS | OURS, HMM_ALGS, 0, 1, 1,
-     ALG(SKSS_SAT_4R1W_CPU)},
+     ALG(SKSS_SAT_ALGORITHM_4R1W_CPU)},
     {BENCH_SUITE_SAT_PAPERS, "register-cache paper", {SKSS_DTYPE_U8, SKSS_DTYPE_F32, SKSS_DTYPE_F64},
      {SKSS_DTYPE_U32, SKSS_DTYPE_F32, SKSS_DTYPE_F64}, 3, {1, 2, 4, 8, 16}, 5, REGCACHE_ALGS | OURS,
      REGCACHE_ALGS, 1, 0, 0, 0},
 };
 
 static const char *layout_name(skss_sat_layout layout) {
-  return layout == SKSS_SAT_PADDED ? "padded" : "inclusive";
+  return layout == SKSS_SAT_LAYOUT_PADDED ? "padded" : "inclusive";
 }
 
 static bench_case *add_case(bench_cases *out, int64_t w, int64_t h, skss_dtype in, skss_dtype ot,
@@ -134,7 +134,7 @@ static int add_table_cases(const bench_config *cfg, const sat_gpu_table *t, benc
     for (int s = 0; s < n_sizes; s++) {
       int64_t w = cfg->n_sizes ? cfg->sizes[s].a : (int64_t)t->sides[s] << 10;
       int64_t h = cfg->n_sizes && cfg->sizes[s].b ? cfg->sizes[s].b : w;
-      bench_case *c = add_case(out, w, h, t->in[k], t->out[k], SKSS_SAT_INCLUSIVE);
+      bench_case *c = add_case(out, w, h, t->in[k], t->out[k], SKSS_SAT_LAYOUT_INCLUSIVE);
       if (c == NULL) return -1;
       snprintf(c->table, sizeof c->table, "%s", t->title);
       c->algorithms = t->algorithms;
@@ -211,7 +211,7 @@ static void *sat_prepare(bench_case *c, const bench_config *cfg, skss_ctx *ref, 
   sat_job *job = bench_alloc(sizeof *job, err);
   if (job == NULL) return NULL;
   *job = (sat_job){0};
-  int64_t h = c->p.sat.height, w = c->p.sat.width, pad = c->p.sat.layout == SKSS_SAT_PADDED;
+  int64_t h = c->p.sat.height, w = c->p.sat.width, pad = c->p.sat.layout == SKSS_SAT_LAYOUT_PADDED;
   skss_sat_desc d = SKSS_SAT_DESC_INIT;
   d.height = h;
   d.width = w;
@@ -296,8 +296,8 @@ static double sat_bytes(const void *p) { return ((const sat_job *)p)->bytes; }
  * (i + j + 2) u S: both results lie within their bounds of the exact sum. */
 static bench_tolerance sat_tolerance(int algorithm) {
   bench_tolerance t = {2, 0, 0};
-  if (algorithm == SKSS_SAT_4R1W || algorithm == SKSS_SAT_4R1W_CPU) t.lin = 1, t.prod = 5;
-  if (algorithm == SKSS_SAT_1R1W || algorithm == SKSS_SAT_1PR_R1W) t.tile = 70;
+  if (algorithm == SKSS_SAT_ALGORITHM_4R1W || algorithm == SKSS_SAT_ALGORITHM_4R1W_CPU) t.lin = 1, t.prod = 5;
+  if (algorithm == SKSS_SAT_ALGORITHM_1R1W || algorithm == SKSS_SAT_ALGORITHM_1PR_R1W) t.tile = 70;
   return t;
 }
 
@@ -326,7 +326,7 @@ static int sat_upload(void *p, bench_gpu *gpu, char err[BENCH_ERRLEN]) {
       bench_gpu_upload(gpu, job->dev_ref, job->ref, job->out_bytes, err) != 0 ||
       sat_device_poison(job, err) != 0)
     return -1;
-  if (sat_device_check(job, SKSS_SAT_1R1W, detail) == 0) {
+  if (sat_device_check(job, SKSS_SAT_ALGORITHM_1R1W, detail) == 0) {
     snprintf(err, BENCH_ERRLEN, "the device check accepted a poisoned table");
     return -1;
   }

@@ -67,7 +67,7 @@ int main(void) {
   skss_compact_desc cd = SKSS_COMPACT_DESC_INIT;
   cd.n = 6;
   cd.dtype = SKSS_DTYPE_F32;
-  cd.predicate = SKSS_KEEP_GT;
+  cd.keep = SKSS_COMPACT_KEEP_GT;
   cd.a.f = 2.5;
   CHECK(ctx, skss_compact(ctx, &cd, data, kept, idx, &count));
   printf("compact: kept %lld (first %g at index %lld)\n", (long long)count, (double)kept[0],

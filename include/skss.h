@@ -198,44 +198,44 @@ SKSS_API int skss_algorithm_supported(skss_op op, int algorithm, skss_backend ba
  * PADDED (OpenCV / NPP convention): (H+1) x (W+1), first row and column 0,
  * out[i+1][j+1] = the inclusive sum at (i, j). */
 typedef enum skss_sat_layout {
-  SKSS_SAT_INCLUSIVE = 0,
-  SKSS_SAT_PADDED = 1
+  SKSS_SAT_LAYOUT_INCLUSIVE = 0,
+  SKSS_SAT_LAYOUT_PADDED = 1
 } skss_sat_layout;
 
 typedef enum skss_sat_algorithm {
-  SKSS_SAT_AUTO = 0,
+  SKSS_SAT_ALGORITHM_AUTO = 0,
   /* HMM paper, sequential CPU algorithms (backends CPU_REF and CPU): */
-  SKSS_SAT_2R2W_CPU = 1, /* column prefix sums in raster order, then rows  */
-  SKSS_SAT_4R1W_CPU = 2, /* b[i][j] = a + b[i][j-1] + b[i-1][j] - b[i-1][j-1] */
+  SKSS_SAT_ALGORITHM_2R2W_CPU = 1, /* column prefix sums in raster order, then rows  */
+  SKSS_SAT_ALGORITHM_4R1W_CPU = 2, /* b[i][j] = a + b[i][j-1] + b[i-1][j] - b[i-1][j-1] */
   /* ours (CPU): one pass per row with a running sum, 1 read + 1 write:     */
-  SKSS_SAT_ROWSCAN_CPU = 3,
+  SKSS_SAT_ALGORITHM_ROWSCAN_CPU = 3,
   /* ours (CPU): row bands on threads; band column sums first (2R1W)        */
-  SKSS_SAT_BANDS_CPU = 4,
+  SKSS_SAT_ALGORITHM_BANDS_CPU = 4,
   /* CUDA, HMM paper (sat-hmm-1r1w.md): */
-  SKSS_SAT_2R2W = 16,        /* column prefix sums, then row prefix sums     */
-  SKSS_SAT_4R4W = 17,        /* 2R2W with diagonal-arrangement transposes    */
-  SKSS_SAT_4R1W = 18,        /* formula (1), one launch per anti-diagonal    */
-  SKSS_SAT_2R1W = 19,        /* block sums, their SAT (recursive), then tiles */
-  SKSS_SAT_1R1W = 20,        /* one launch per block diagonal                */
-  SKSS_SAT_1PR_R1W = 21,     /* (1+r)R1W: 2R1W on the first and last r of the
+  SKSS_SAT_ALGORITHM_2R2W = 16,        /* column prefix sums, then row prefix sums     */
+  SKSS_SAT_ALGORITHM_4R4W = 17,        /* 2R2W with diagonal-arrangement transposes    */
+  SKSS_SAT_ALGORITHM_4R1W = 18,        /* formula (1), one launch per anti-diagonal    */
+  SKSS_SAT_ALGORITHM_2R1W = 19,        /* block sums, their SAT (recursive), then tiles */
+  SKSS_SAT_ALGORITHM_1R1W = 20,        /* one launch per block diagonal                */
+  SKSS_SAT_ALGORITHM_1PR_R1W = 21,     /* (1+r)R1W: 2R1W on the first and last r of the
                                 block diagonals, 1R1W between; r per size    */
   /* CUDA, task-array paper (skss-task-arrays.md): */
-  SKSS_SAT_SKSS = 22,        /* one kernel, 32 x 32 warp tasks by row ticket */
-  SKSS_SAT_PARALLEL_FAIR = 23, /* one launch per task diagonal (baseline)    */
+  SKSS_SAT_ALGORITHM_SKSS = 22,        /* one kernel, 32 x 32 warp tasks by row ticket */
+  SKSS_SAT_ALGORITHM_PARALLEL_FAIR = 23, /* one launch per task diagonal (baseline)    */
   /* CUDA, register-cache paper (sat-register-cache.md), Kogge-Stone / Ladner-Fischer: */
-  SKSS_SAT_BRLT_SCANROW_KS = 24,
-  SKSS_SAT_BRLT_SCANROW_LF = 25,
-  SKSS_SAT_SCANROW_BRLT_KS = 26,
-  SKSS_SAT_SCANROW_BRLT_LF = 27,
-  SKSS_SAT_SCANROWCOLUMN_KS = 28,
-  SKSS_SAT_SCANROWCOLUMN_LF = 29,
+  SKSS_SAT_ALGORITHM_BRLT_SCANROW_KS = 24,
+  SKSS_SAT_ALGORITHM_BRLT_SCANROW_LF = 25,
+  SKSS_SAT_ALGORITHM_SCANROW_BRLT_KS = 26,
+  SKSS_SAT_ALGORITHM_SCANROW_BRLT_LF = 27,
+  SKSS_SAT_ALGORITHM_SCANROWCOLUMN_KS = 28,
+  SKSS_SAT_ALGORITHM_SCANROWCOLUMN_LF = 29,
   /* ours (CUDA): one pass, each input read once and each output written once;
      tiles get their carries by decoupled look-back, so float outputs may
      round differently from run to run (always within the bound below);
      AUTO on CUDA runs it for every type (name SCANROWCOLUMN_KS for float
      results that repeat bit for bit); its carries take device memory of
      about 8% of the output table, which the context keeps for its next call */
-  SKSS_SAT_ONEPASS = 30
+  SKSS_SAT_ALGORITHM_ONEPASS = 30
 } skss_sat_algorithm;
 
 /* Supported (in_type, out_type) pairs: u8:u32, u8:i32, u8:f32, u8:f64,
@@ -263,7 +263,7 @@ typedef struct skss_sat_desc {
 
 #define SKSS_SAT_DESC_INIT \
   { sizeof(skss_sat_desc), 0, 0, SKSS_DTYPE_U8, SKSS_DTYPE_U32, 0, 0, 0, \
-    SKSS_SAT_INCLUSIVE, SKSS_SAT_AUTO }
+    SKSS_SAT_LAYOUT_INCLUSIVE, SKSS_SAT_ALGORITHM_AUTO }
 
 /* Computes the SAT of `in` into `out` and, when `out_sq` is not NULL, the SAT
  * of the squared input into `out_sq` (same layout and type). `in` must not
@@ -289,8 +289,8 @@ SKSS_API int skss_sat_can_wrap(skss_dtype in_type, skss_dtype out_type,
  *  ZERO: pixels outside count as 0 and the divisor is always (2r+1)^2.
  * Rounding: out = floor((sum + count / 2) / count), i.e. half rounds up. */
 typedef enum skss_boxfilter_border {
-  SKSS_BORDER_CLIP = 0,
-  SKSS_BORDER_ZERO = 1
+  SKSS_BOXFILTER_BORDER_CLIP = 0,
+  SKSS_BOXFILTER_BORDER_ZERO = 1
 } skss_boxfilter_border;
 
 typedef struct skss_boxfilter_desc {
@@ -303,7 +303,7 @@ typedef struct skss_boxfilter_desc {
 } skss_boxfilter_desc;
 
 #define SKSS_BOXFILTER_DESC_INIT \
-  { sizeof(skss_boxfilter_desc), 0, 0, 1, 0, 0, SKSS_BORDER_CLIP, SKSS_SAT_AUTO }
+  { sizeof(skss_boxfilter_desc), 0, 0, 1, 0, 0, SKSS_BOXFILTER_BORDER_CLIP, SKSS_SAT_ALGORITHM_AUTO }
 
 /* Mean filter of an 8-bit gray image; `in` and `out` must not overlap.
  * SKSS_ERR_OVERFLOW if a window can sum past 2^32 and the image past 2^53. */
@@ -315,14 +315,14 @@ SKSS_API skss_status skss_boxfilter_u8(skss_ctx *ctx, const skss_boxfilter_desc 
 /* ------------------------------------------------------------------------ */
 
 typedef enum skss_dither_kernel {
-  SKSS_DITHER_FLOYD_STEINBERG = 0, /* /16, slope 2: exactly Pillow convert('1') */
-  SKSS_DITHER_JARVIS_JUDICE_NINKE, /* /48, slope 3 */
-  SKSS_DITHER_STUCKI,              /* /42, slope 3 */
-  SKSS_DITHER_BURKES,              /* /32, slope 3 */
-  SKSS_DITHER_SIERRA3,             /* /32, slope 3 */
-  SKSS_DITHER_SIERRA2,             /* /16, slope 3 */
-  SKSS_DITHER_SIERRA_LITE,         /* /4,  slope 2 */
-  SKSS_DITHER_ATKINSON             /* /8,  slope 2 (diffuses 6/8 of the error) */
+  SKSS_DITHER_KERNEL_FLOYD_STEINBERG = 0, /* /16, slope 2: exactly Pillow convert('1') */
+  SKSS_DITHER_KERNEL_JARVIS_JUDICE_NINKE, /* /48, slope 3 */
+  SKSS_DITHER_KERNEL_STUCKI,              /* /42, slope 3 */
+  SKSS_DITHER_KERNEL_BURKES,              /* /32, slope 3 */
+  SKSS_DITHER_KERNEL_SIERRA3,             /* /32, slope 3 */
+  SKSS_DITHER_KERNEL_SIERRA2,             /* /16, slope 3 */
+  SKSS_DITHER_KERNEL_SIERRA_LITE,         /* /4,  slope 2 */
+  SKSS_DITHER_KERNEL_ATKINSON             /* /8,  slope 2 (diffuses 6/8 of the error) */
 } skss_dither_kernel;
 
 #define SKSS_DITHER_KERNEL_COUNT 8
@@ -343,37 +343,37 @@ SKSS_API skss_status skss_dither_kernel_from_name(const char *name,
                                                   skss_dither_kernel *out);
 
 typedef enum skss_halftone_output {
-  SKSS_HALFTONE_BYTES = 0, /* one byte per pixel: 0 or 255                   */
-  SKSS_HALFTONE_BITS = 1   /* 8 pixels per byte, first pixel in the MSB,
+  SKSS_HALFTONE_OUTPUT_BYTES = 0, /* one byte per pixel: 0 or 255                   */
+  SKSS_HALFTONE_OUTPUT_BITS = 1   /* 8 pixels per byte, first pixel in the MSB,
                               bit set = 255 (white), rows padded to bytes   */
 } skss_halftone_output;
 
 typedef enum skss_halftone_algorithm {
-  SKSS_HALFTONE_AUTO = 0,
+  SKSS_HALFTONE_ALGORITHM_AUTO = 0,
   /* error-diffusion paper, sequential (backends CPU_REF and CPU): */
-  SKSS_HALFTONE_ED = 1,    /* error diffusion: push errors to 4+ neighbours */
-  SKSS_HALFTONE_EC = 2,    /* error collection: pull errors from neighbours */
-  SKSS_HALFTONE_ED_RC = 3, /* error diffusion with register caching         */
-  SKSS_HALFTONE_EC_RC = 4, /* error collection with register caching        */
+  SKSS_HALFTONE_ALGORITHM_ED = 1,    /* error diffusion: push errors to 4+ neighbours */
+  SKSS_HALFTONE_ALGORITHM_EC = 2,    /* error collection: pull errors from neighbours */
+  SKSS_HALFTONE_ALGORITHM_ED_RC = 3, /* error diffusion with register caching         */
+  SKSS_HALFTONE_ALGORITHM_EC_RC = 4, /* error collection with register caching        */
   /* ours (CPU): a CPU task array: rows by ticket, rows lag by the slope   */
-  SKSS_HALFTONE_TASKARRAY_CPU = 5,
+  SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU = 5,
   /* CUDA, error-diffusion paper (error-diffusion-parallel.md), on global memory: */
-  SKSS_HALFTONE_PED3 = 16,          /* 3-delay parallel error diffusion         */
-  SKSS_HALFTONE_PED2_ATOMIC = 17,   /* 2-delay PED, pushes by atomicAdd         */
-  SKSS_HALFTONE_PED2_LAUNCH = 18,   /* 2-delay PED, an extra launch per step    */
-  SKSS_HALFTONE_PEC2 = 19,          /* 2-delay parallel error collection        */
+  SKSS_HALFTONE_ALGORITHM_PED3 = 16,          /* 3-delay parallel error diffusion         */
+  SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC = 17,   /* 2-delay PED, pushes by atomicAdd         */
+  SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH = 18,   /* 2-delay PED, an extra launch per step    */
+  SKSS_HALFTONE_ALGORITHM_PEC2 = 19,          /* 2-delay parallel error collection        */
   /* the same four with the row-shift + transpose data permutation:          */
-  SKSS_HALFTONE_PED3_PERM = 20,
-  SKSS_HALFTONE_PED2_ATOMIC_PERM = 21,
-  SKSS_HALFTONE_PED2_LAUNCH_PERM = 22,
-  SKSS_HALFTONE_PEC2_PERM = 23,
+  SKSS_HALFTONE_ALGORITHM_PED3_PERM = 20,
+  SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC_PERM = 21,
+  SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH_PERM = 22,
+  SKSS_HALFTONE_ALGORITHM_PEC2_PERM = 23,
   /* parallelogram blocks in shared memory, one launch per diagonal label:   */
-  SKSS_HALFTONE_PED_2D = 24,        /* 2-D parallel error diffusion             */
-  SKSS_HALFTONE_PED_2D_RC = 25,     /* 2-D PED with register caching            */
-  SKSS_HALFTONE_PEC_2D = 26,        /* 2-D parallel error collection            */
-  SKSS_HALFTONE_PEC_2D_RC = 27,     /* 2-D PEC with register caching            */
+  SKSS_HALFTONE_ALGORITHM_PED_2D = 24,        /* 2-D parallel error diffusion             */
+  SKSS_HALFTONE_ALGORITHM_PED_2D_RC = 25,     /* 2-D PED with register caching            */
+  SKSS_HALFTONE_ALGORITHM_PEC_2D = 26,        /* 2-D parallel error collection            */
+  SKSS_HALFTONE_ALGORITHM_PEC_2D_RC = 27,     /* 2-D PEC with register caching            */
   /* CUDA, task-array paper (skss-task-arrays.md): */
-  SKSS_HALFTONE_SKSS = 28,          /* one kernel, a warp per strip of 32 x 32
+  SKSS_HALFTONE_ALGORITHM_SKSS = 28,          /* one kernel, a warp per strip of 32 x 32
                                        parallelograms, strips by row ticket     */
   /* ours (CUDA): one kernel, a block per strip of 128 pixel rows (4 warps,
      each lane a row, each row the kernel's slope behind the one above;
@@ -381,7 +381,7 @@ typedef enum skss_halftone_algorithm {
      at once) walked left to right in column chunks, an I/O warp beside
      each warp moving its pixels, strips by row ticket; batches run their
      images' strips at once                                                 */
-  SKSS_HALFTONE_STRIPS = 29
+  SKSS_HALFTONE_ALGORITHM_STRIPS = 29
 } skss_halftone_algorithm;
 
 /* Semantics (every backend and algorithm gives these bytes): raster order;
@@ -410,8 +410,8 @@ typedef struct skss_halftone_desc {
 } skss_halftone_desc;
 
 #define SKSS_HALFTONE_DESC_INIT \
-  { sizeof(skss_halftone_desc), 0, 0, 0, 0, SKSS_DITHER_FLOYD_STEINBERG, 128, \
-    SKSS_HALFTONE_BYTES, SKSS_HALFTONE_AUTO, 1, 0, 0 }
+  { sizeof(skss_halftone_desc), 0, 0, 0, 0, SKSS_DITHER_KERNEL_FLOYD_STEINBERG, 128, \
+    SKSS_HALFTONE_OUTPUT_BYTES, SKSS_HALFTONE_ALGORITHM_AUTO, 1, 0, 0 }
 
 /* Halftones an 8-bit gray image (or a batch of them, above); `in` and `out`
  * must not overlap. On the CUDA backend both may be host or device memory;
@@ -424,9 +424,9 @@ SKSS_API skss_status skss_halftone(skss_ctx *ctx, const skss_halftone_desc *desc
 /* ------------------------------------------------------------------------ */
 
 typedef enum skss_knapsack_algorithm {
-  SKSS_KNAPSACK_AUTO = 0,
-  SKSS_KNAPSACK_DP = 1,            /* sequential DP, one item after another */
-  SKSS_KNAPSACK_TASKARRAY_CPU = 2  /* ours (CPU): items as task-array rows,
+  SKSS_KNAPSACK_ALGORITHM_AUTO = 0,
+  SKSS_KNAPSACK_ALGORITHM_DP = 1,            /* sequential DP, one item after another */
+  SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU = 2  /* ours (CPU): items as task-array rows,
                                       capacity chunks as columns           */
 } skss_knapsack_algorithm;
 
@@ -451,7 +451,7 @@ typedef struct skss_knapsack_desc {
 } skss_knapsack_desc;
 
 #define SKSS_KNAPSACK_DESC_INIT \
-  { sizeof(skss_knapsack_desc), 0, 0, 0, 0, SKSS_KNAPSACK_AUTO }
+  { sizeof(skss_knapsack_desc), 0, 0, 0, 0, SKSS_KNAPSACK_ALGORITHM_AUTO }
 
 /* Weights and values must be >= 0; the sum of all values must fit int64
  * (else SKSS_ERR_OVERFLOW). Writes the optimum to *best_value and, unless
@@ -465,18 +465,18 @@ SKSS_API skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc
 /* Stream compaction                                                        */
 /* ------------------------------------------------------------------------ */
 
-typedef enum skss_compact_predicate {
-  SKSS_KEEP_LT = 0,     /* x <  a */
-  SKSS_KEEP_LE,         /* x <= a */
-  SKSS_KEEP_GT,         /* x >  a */
-  SKSS_KEEP_GE,         /* x >= a */
-  SKSS_KEEP_EQ,         /* x == a */
-  SKSS_KEEP_NE,         /* x != a (NaN != anything is true)  */
-  SKSS_KEEP_RANGE,      /* a <= x < b (half-open)            */
-  SKSS_KEEP_NONZERO,    /* x != 0 (NaN counts as nonzero)    */
-  SKSS_KEEP_MASK_BYTES, /* mask[k] != 0                      */
-  SKSS_KEEP_MASK_BITS   /* bit k%8 (LSB first) of mask[k/8]  */
-} skss_compact_predicate;
+typedef enum skss_compact_keep {
+  SKSS_COMPACT_KEEP_LT = 0,     /* x <  a */
+  SKSS_COMPACT_KEEP_LE,         /* x <= a */
+  SKSS_COMPACT_KEEP_GT,         /* x >  a */
+  SKSS_COMPACT_KEEP_GE,         /* x >= a */
+  SKSS_COMPACT_KEEP_EQ,         /* x == a */
+  SKSS_COMPACT_KEEP_NE,         /* x != a (NaN != anything is true)  */
+  SKSS_COMPACT_KEEP_RANGE,      /* a <= x < b (half-open)            */
+  SKSS_COMPACT_KEEP_NONZERO,    /* x != 0 (NaN counts as nonzero)    */
+  SKSS_COMPACT_KEEP_MASK_BYTES, /* mask[k] != 0                      */
+  SKSS_COMPACT_KEEP_MASK_BITS   /* bit k%8 (LSB first) of mask[k/8]  */
+} skss_compact_keep;
 
 /* A scalar read by the data's type: `.i` for signed integer dtypes, `.u` for
  * unsigned ones, `.f` for f64 and f32. Integers compare exactly, also with a
@@ -491,24 +491,24 @@ typedef union skss_scalar {
 } skss_scalar;
 
 typedef enum skss_compact_algorithm {
-  SKSS_COMPACT_AUTO = 0,
-  SKSS_COMPACT_LOOP = 1,         /* sequential: test, copy, count          */
-  SKSS_COMPACT_SCAN_CPU = 2      /* ours (CPU): parallel count, scan, scatter */
+  SKSS_COMPACT_ALGORITHM_AUTO = 0,
+  SKSS_COMPACT_ALGORITHM_LOOP = 1,         /* sequential: test, copy, count          */
+  SKSS_COMPACT_ALGORITHM_SCAN_CPU = 2      /* ours (CPU): parallel count, scan, scatter */
 } skss_compact_algorithm;
 
 typedef struct skss_compact_desc {
   size_t size;                  /* sizeof(skss_compact_desc) */
   int64_t n;                    /* number of input elements, >= 0 */
   skss_dtype dtype;
-  skss_compact_predicate predicate;
+  skss_compact_keep keep;      
   skss_scalar a, b;             /* comparison operands (see the predicates) */
   const void *mask;             /* for MASK_BYTES / MASK_BITS; else ignored */
   skss_compact_algorithm algorithm;
 } skss_compact_desc;
 
 #define SKSS_COMPACT_DESC_INIT \
-  { sizeof(skss_compact_desc), 0, SKSS_DTYPE_F32, SKSS_KEEP_NONZERO, {0}, {0}, NULL, \
-    SKSS_COMPACT_AUTO }
+  { sizeof(skss_compact_desc), 0, SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_NONZERO, {0}, {0}, NULL, \
+    SKSS_COMPACT_ALGORITHM_AUTO }
 
 /* Keeps, in order, the elements of `in` that satisfy the predicate. Writes
  * them to `out_values` (if not NULL, room for n elements), their indices to
@@ -537,9 +537,9 @@ SKSS_API skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc,
  * callback may instead list the exact predecessors of a task (each must
  * lie in the set above); the runner waits for each. */
 typedef enum skss_taskarray_kind {
-  SKSS_TASKARRAY_FORWARD = 0,
-  SKSS_TASKARRAY_FAIR = 1,
-  SKSS_TASKARRAY_BACKWARD = 2
+  SKSS_TASKARRAY_KIND_FORWARD = 0,
+  SKSS_TASKARRAY_KIND_FAIR = 1,
+  SKSS_TASKARRAY_KIND_BACKWARD = 2
 } skss_taskarray_kind;
 
 /* How the tasks are run:
@@ -549,9 +549,9 @@ typedef enum skss_taskarray_kind {
  *                Backward: one barrier after each partition of tasks;
  *  SEQUENTIAL:   Sequential Algorithm Horizontal on the calling thread. */
 typedef enum skss_taskarray_schedule {
-  SKSS_TASKARRAY_SKSS = 0,
-  SKSS_TASKARRAY_CONVENTIONAL = 1,
-  SKSS_TASKARRAY_SEQUENTIAL = 2
+  SKSS_TASKARRAY_SCHEDULE_SKSS = 0,
+  SKSS_TASKARRAY_SCHEDULE_CONVENTIONAL = 1,
+  SKSS_TASKARRAY_SCHEDULE_SEQUENTIAL = 2
 } skss_taskarray_schedule;
 
 /* Runs task (row, col); returns 0 on success. A non-zero return stops the
@@ -583,8 +583,8 @@ typedef struct skss_taskarray_desc {
 } skss_taskarray_desc;
 
 #define SKSS_TASKARRAY_DESC_INIT \
-  { sizeof(skss_taskarray_desc), 0, 0, SKSS_TASKARRAY_FORWARD, 1, \
-    SKSS_TASKARRAY_SKSS, NULL, NULL, NULL }
+  { sizeof(skss_taskarray_desc), 0, 0, SKSS_TASKARRAY_KIND_FORWARD, 1, \
+    SKSS_TASKARRAY_SCHEDULE_SKSS, NULL, NULL, NULL }
 
 /* Runs every task once, each after its predecessors, on the context's CPU
  * threads (a CUDA context runs it on its host threads too; device-side task

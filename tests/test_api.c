@@ -172,8 +172,8 @@ static void test_algorithm_names_round_trip(void **state) {
     assert_true(skss_algorithm_supported((skss_op)op, 0, SKSS_BACKEND_CPU));
   }
   /* The reference backend runs only the papers' sequential algorithms. */
-  assert_false(skss_algorithm_supported(SKSS_OP_SAT, SKSS_SAT_BANDS_CPU, SKSS_BACKEND_CPU_REF));
-  assert_true(skss_algorithm_supported(SKSS_OP_SAT, SKSS_SAT_4R1W_CPU, SKSS_BACKEND_CPU_REF));
+  assert_false(skss_algorithm_supported(SKSS_OP_SAT, SKSS_SAT_ALGORITHM_BANDS_CPU, SKSS_BACKEND_CPU_REF));
+  assert_true(skss_algorithm_supported(SKSS_OP_SAT, SKSS_SAT_ALGORITHM_4R1W_CPU, SKSS_BACKEND_CPU_REF));
   assert_null(skss_algorithm_name(SKSS_OP_SAT, 63));
 }
 
@@ -185,7 +185,7 @@ static void test_unsupported_algorithm_is_an_error_not_a_fallback(void **state) 
   skss_sat_desc sd = SKSS_SAT_DESC_INIT;
   sd.height = 2;
   sd.width = 2;
-  sd.algorithm = SKSS_SAT_BANDS_CPU;
+  sd.algorithm = SKSS_SAT_ALGORITHM_BANDS_CPU;
   assert_int_equal(skss_sat(ctx, &sd, in, out, NULL), SKSS_ERR_UNSUPPORTED);
   assert_non_null(strstr(skss_ctx_last_error(ctx), "bands-cpu"));
   assert_int_equal(out[0], 0);

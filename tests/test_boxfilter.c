@@ -34,7 +34,7 @@ static void brute_force(const uint8_t *in, int64_t h, int64_t w, int64_t r,
       for (int64_t y = y0; y < y1; y++)
         for (int64_t x = x0; x < x1; x++) sum += in[y * w + x];
       uint64_t side = 2 * (uint64_t)r + 1;
-      if (border == SKSS_BORDER_CLIP)
+      if (border == SKSS_BOXFILTER_BORDER_CLIP)
         out[i * w + j] = mean(sum, 0, (uint64_t)((y1 - y0) * (x1 - x0)));
       else
         out[i * w + j] = mean(sum, side, side <= ((uint64_t)1 << 31) ? side * side : 1);
@@ -53,8 +53,8 @@ static const run_config CONFIGS[] = {
 };
 #define N_CONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
 
-static const skss_sat_algorithm ALGORITHMS[] = {SKSS_SAT_AUTO, SKSS_SAT_2R2W_CPU, SKSS_SAT_4R1W_CPU,
-                                                SKSS_SAT_ROWSCAN_CPU, SKSS_SAT_BANDS_CPU};
+static const skss_sat_algorithm ALGORITHMS[] = {SKSS_SAT_ALGORITHM_AUTO, SKSS_SAT_ALGORITHM_2R2W_CPU, SKSS_SAT_ALGORITHM_4R1W_CPU,
+                                                SKSS_SAT_ALGORITHM_ROWSCAN_CPU, SKSS_SAT_ALGORITHM_BANDS_CPU};
 #define N_ALGORITHMS ((int)(sizeof ALGORITHMS / sizeof ALGORITHMS[0]))
 
 /* Runs the filter on a pitched, poisoned copy of `in` and compares. */
@@ -81,7 +81,7 @@ static void run_case(skss_ctx *ctx, const uint8_t *in, int64_t h, int64_t w, int
         TU_FAIL("%s %d thr %s, %lldx%lld r=%lld %s: (%lld, %lld) is %d, expected %d",
                 skss_backend_name(skss_ctx_backend(ctx)), skss_ctx_threads(ctx),
                 skss_algorithm_name(SKSS_OP_SAT, alg), (long long)h, (long long)w, (long long)r,
-                border == SKSS_BORDER_CLIP ? "clip" : "zero", (long long)i, (long long)j,
+                border == SKSS_BOXFILTER_BORDER_CLIP ? "clip" : "zero", (long long)i, (long long)j,
                 pout[(size_t)i * out_pitch + (size_t)j], expect[i * w + j]);
     for (size_t b = (size_t)w; b < out_pitch; b++)
       if (pout[(size_t)i * out_pitch + b] != POISON)
@@ -138,7 +138,7 @@ static void test_rounding_and_borders(void **state) {
   d.height = d.width = 3;
   TU_OK(ctx, skss_boxfilter_u8(ctx, &d, white, out));
   for (int k = 0; k < 9; k++) assert_int_equal(out[k], 255);
-  d.border = SKSS_BORDER_ZERO;
+  d.border = SKSS_BOXFILTER_BORDER_ZERO;
   TU_OK(ctx, skss_boxfilter_u8(ctx, &d, white, out));
   /* corner: 4 of 9 pixels inside: (1020 + 4) / 9 = 113; edge: 6 -> 170. */
   assert_int_equal(out[0], 113);
@@ -179,7 +179,7 @@ static void test_wide_workspace(void **state) {
         int64_t y0 = i > r ? i - r : 0, y1 = i + r + 1 < n ? i + r + 1 : n;
         for (int64_t j = 0; j < n; j++) {
           int64_t x0 = j > r ? j - r : 0, x1 = j + r + 1 < n ? j + r + 1 : n;
-          uint64_t count = border == SKSS_BORDER_CLIP ? (uint64_t)((y1 - y0) * (x1 - x0))
+          uint64_t count = border == SKSS_BOXFILTER_BORDER_CLIP ? (uint64_t)((y1 - y0) * (x1 - x0))
                                                       : (uint64_t)((2 * r + 1) * (2 * r + 1));
           uint8_t want = (uint8_t)((pattern_sum(y0, y1, x0, x1) + count / 2) / count);
           if (out[i * n + j] != want)
@@ -254,7 +254,7 @@ static void test_misuse(void **state) {
   e.sat_algorithm = (skss_sat_algorithm)12;
   expect_error(ctx, &e, in, out, SKSS_ERR_INVALID_ARG, "unknown sat algorithm");
   e = d;
-  e.sat_algorithm = SKSS_SAT_BANDS_CPU;
+  e.sat_algorithm = SKSS_SAT_ALGORITHM_BANDS_CPU;
   expect_error(ref, &e, in, out, SKSS_ERR_UNSUPPORTED, "bands-cpu");
   /* Sizes whose workspace or sums overflow (pointers far apart, never read). */
   const uint8_t *far_in = (const uint8_t *)(uintptr_t)0x1000;

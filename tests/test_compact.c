@@ -27,7 +27,7 @@ static const skss_dtype DTYPES[] = {SKSS_DTYPE_U8,  SKSS_DTYPE_I8,  SKSS_DTYPE_U
                                     SKSS_DTYPE_U32, SKSS_DTYPE_I32, SKSS_DTYPE_U64, SKSS_DTYPE_I64,
                                     SKSS_DTYPE_F32, SKSS_DTYPE_F64};
 #define N_DTYPES ((int)(sizeof DTYPES / sizeof DTYPES[0]))
-#define N_PREDICATES (SKSS_KEEP_MASK_BITS + 1)
+#define N_PREDICATES (SKSS_COMPACT_KEEP_MASK_BITS + 1)
 
 static const char *const PREDICATE_NAMES[N_PREDICATES] = {
     "lt", "le", "gt", "ge", "eq", "ne", "range", "nonzero", "mask-bytes", "mask-bits"};
@@ -89,19 +89,19 @@ static int compare(skss_dtype t, number x, number y) {
 
 static bool brute_keep(const skss_compact_desc *d, const void *in, int64_t k) {
   const uint8_t *mask = d->mask;
-  if (d->predicate == SKSS_KEEP_MASK_BYTES) return mask[k] != 0;
-  if (d->predicate == SKSS_KEEP_MASK_BITS) return (mask[k / 8] >> (k % 8)) & 1;
+  if (d->keep == SKSS_COMPACT_KEEP_MASK_BYTES) return mask[k] != 0;
+  if (d->keep == SKSS_COMPACT_KEEP_MASK_BITS) return (mask[k / 8] >> (k % 8)) & 1;
   number x = element(d->dtype, in, k);
   int ca = compare(d->dtype, x, scalar(d->dtype, d->a));
-  switch (d->predicate) {
-    case SKSS_KEEP_LT: return ca == -1;
-    case SKSS_KEEP_LE: return ca == -1 || ca == 0;
-    case SKSS_KEEP_GT: return ca == 1;
-    case SKSS_KEEP_GE: return ca == 1 || ca == 0;
-    case SKSS_KEEP_EQ: return ca == 0;
-    case SKSS_KEEP_NE: return ca != 0;
-    case SKSS_KEEP_RANGE: return (ca == 1 || ca == 0) && compare(d->dtype, x, scalar(d->dtype, d->b)) == -1;
-    case SKSS_KEEP_NONZERO: {
+  switch (d->keep) {
+    case SKSS_COMPACT_KEEP_LT: return ca == -1;
+    case SKSS_COMPACT_KEEP_LE: return ca == -1 || ca == 0;
+    case SKSS_COMPACT_KEEP_GT: return ca == 1;
+    case SKSS_COMPACT_KEEP_GE: return ca == 1 || ca == 0;
+    case SKSS_COMPACT_KEEP_EQ: return ca == 0;
+    case SKSS_COMPACT_KEEP_NE: return ca != 0;
+    case SKSS_COMPACT_KEEP_RANGE: return (ca == 1 || ca == 0) && compare(d->dtype, x, scalar(d->dtype, d->b)) == -1;
+    case SKSS_COMPACT_KEEP_NONZERO: {
       number zero = {0, 0, 0.0};
       return compare(d->dtype, x, zero) != 0;
     }
@@ -155,7 +155,7 @@ static void check_call(skss_ctx *ctx, const skss_compact_desc *d, const void *in
                           (outputs & OUT_INDICES) ? indices : NULL, &count));
   const char *backend = skss_backend_name(skss_ctx_backend(ctx));
   const char *alg = skss_algorithm_name(SKSS_OP_COMPACT, d->algorithm);
-  const char *dt = skss_dtype_name(d->dtype), *pr = PREDICATE_NAMES[d->predicate];
+  const char *dt = skss_dtype_name(d->dtype), *pr = PREDICATE_NAMES[d->keep];
   int threads = skss_ctx_threads(ctx);
   if (count != e->count)
     TU_FAIL("%s: %s/%s x%d %s %s n=%lld outputs=%d: count %lld, expected %lld", what, backend, alg,
@@ -184,10 +184,10 @@ typedef struct config {
 } config;
 
 static const config CONFIGS[] = {
-    {SKSS_BACKEND_CPU_REF, 1, SKSS_COMPACT_AUTO}, {SKSS_BACKEND_CPU, 1, SKSS_COMPACT_LOOP},
-    {SKSS_BACKEND_CPU, 1, SKSS_COMPACT_SCAN_CPU}, {SKSS_BACKEND_CPU, 2, SKSS_COMPACT_SCAN_CPU},
-    {SKSS_BACKEND_CPU, 3, SKSS_COMPACT_SCAN_CPU}, {SKSS_BACKEND_CPU, 5, SKSS_COMPACT_SCAN_CPU},
-    {SKSS_BACKEND_CPU, 2, SKSS_COMPACT_AUTO},
+    {SKSS_BACKEND_CPU_REF, 1, SKSS_COMPACT_ALGORITHM_AUTO}, {SKSS_BACKEND_CPU, 1, SKSS_COMPACT_ALGORITHM_LOOP},
+    {SKSS_BACKEND_CPU, 1, SKSS_COMPACT_ALGORITHM_SCAN_CPU}, {SKSS_BACKEND_CPU, 2, SKSS_COMPACT_ALGORITHM_SCAN_CPU},
+    {SKSS_BACKEND_CPU, 3, SKSS_COMPACT_ALGORITHM_SCAN_CPU}, {SKSS_BACKEND_CPU, 5, SKSS_COMPACT_ALGORITHM_SCAN_CPU},
+    {SKSS_BACKEND_CPU, 2, SKSS_COMPACT_ALGORITHM_AUTO},
 };
 #define N_CONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
 
@@ -216,7 +216,7 @@ static void check_everywhere(const contexts *c, skss_compact_desc d, const void 
   for (int simd = 0; simd < 2; simd++) {
     setenv("SKSS_DISABLE_AVX512", simd ? "0" : "1", 1);
     for (int k = 0; k < N_CONFIGS; k++) {
-      if (simd && CONFIGS[k].algorithm == SKSS_COMPACT_LOOP) continue;
+      if (simd && CONFIGS[k].algorithm == SKSS_COMPACT_ALGORITHM_LOOP) continue;
       d.algorithm = CONFIGS[k].algorithm;
       for (int outputs = 0; outputs < 4; outputs++) check_call(c->ctx[k], &d, in, outputs, &e, what);
     }
@@ -295,7 +295,7 @@ static void fill(tu_rng *rng, const skss_compact_desc *d, void *in, uint8_t *mas
     store(d->dtype, in, k, x);
   }
   for (int64_t k = 0; k < d->n; k++) mask[k] = tu_range(rng, 0, 1) ? (uint8_t)tu_range(rng, 1, 255) : 0;
-  if (d->predicate == SKSS_KEEP_MASK_BITS && d->n % 8 != 0) mask[d->n / 8] |= (uint8_t)(0xFF << (d->n % 8));
+  if (d->keep == SKSS_COMPACT_KEEP_MASK_BITS && d->n % 8 != 0) mask[d->n / 8] |= (uint8_t)(0xFF << (d->n % 8));
 }
 
 /* Scalar pairs (a, b) per dtype: random elements, the limits, out-of-range
@@ -354,17 +354,17 @@ static void test_matrix(void **state) {
       for (int s = 0; s < N_SCALARS; s++) {
         for (size_t z = 0; z < sizeof MATRIX_SIZES / sizeof MATRIX_SIZES[0]; z++) {
           /* the masks and the sizes that only the chain of blocks needs: one scalar pair */
-          if (s > 0 && (p >= SKSS_KEEP_MASK_BYTES || MATRIX_SIZES[z] > 8192)) continue;
+          if (s > 0 && (p >= SKSS_COMPACT_KEEP_MASK_BYTES || MATRIX_SIZES[z] > 8192)) continue;
           skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
           d.dtype = DTYPES[t];
-          d.predicate = (skss_compact_predicate)p;
+          d.keep = (skss_compact_keep)p;
           d.n = MATRIX_SIZES[z];
           scalars(&rng, d.dtype, s, &d.a, &d.b);
           size_t n = (size_t)d.n;
           void *in = malloc(n * 8 + 1);
           uint8_t *mask = malloc(n + 1);
           assert_true(in != NULL && mask != NULL);
-          d.mask = p >= SKSS_KEEP_MASK_BYTES ? mask : NULL;
+          d.mask = p >= SKSS_COMPACT_KEEP_MASK_BYTES ? mask : NULL;
           fill(&rng, &d, in, mask);
           check_everywhere(c, d, d.n == 0 ? NULL : in, "matrix");
           free(in);
@@ -390,7 +390,7 @@ static void test_large(void **state) {
   for (int s = 0; s < 3; s++) {
     skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
     d.n = n;
-    d.predicate = SKSS_KEEP_LT;
+    d.keep = SKSS_COMPACT_KEEP_LT;
     d.a.f = cut[s];
     check_everywhere(c, d, in, "large f32");
   }
@@ -398,7 +398,7 @@ static void test_large(void **state) {
   skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
   d.n = n;
   d.dtype = SKSS_DTYPE_U8;
-  d.predicate = SKSS_KEEP_MASK_BITS;
+  d.keep = SKSS_COMPACT_KEEP_MASK_BITS;
   d.mask = mask;
   check_everywhere(c, d, mask, "large bit mask");
   free(in);
@@ -421,10 +421,10 @@ static void test_oversubscribed(void **state) {
     skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
     d.n = n;
     d.dtype = SKSS_DTYPE_F64;
-    d.predicate = round % 2 ? SKSS_KEEP_GT : SKSS_KEEP_RANGE;
+    d.keep = round % 2 ? SKSS_COMPACT_KEEP_GT : SKSS_COMPACT_KEEP_RANGE;
     d.a.f = 0.25 * (round % 3);
     d.b.f = 0.9;
-    d.algorithm = SKSS_COMPACT_SCAN_CPU;
+    d.algorithm = SKSS_COMPACT_ALGORITHM_SCAN_CPU;
     expected e = brute_compact(&d, in);
     setenv("SKSS_DISABLE_AVX512", round % 4 < 2 ? "0" : "1", 1);
     check_call(ctx, &d, in, round % 4 == 0 ? OUT_VALUES : OUT_VALUES | OUT_INDICES, &e, "oversubscribed");
@@ -439,7 +439,7 @@ static void test_oversubscribed(void **state) {
 
 typedef struct edge_case {
   skss_dtype dtype;
-  skss_compact_predicate predicate;
+  skss_compact_keep predicate;
   skss_scalar a, b;
   uint64_t kept; /* bit k: element k is kept */
 } edge_case;
@@ -457,61 +457,61 @@ static const uint64_t U64_EDGES[] = {0, 1, UINT64_MAX - 1, UINT64_MAX};
 #define U(x) {.u = (x)}
 static const edge_case EDGES[] = {
     /* floats: NaN never compares, except NE and NONZERO */
-    {SKSS_DTYPE_F32, SKSS_KEEP_LT, F(0.0), F(0), 0x002},         /* -inf */
-    {SKSS_DTYPE_F32, SKSS_KEEP_LE, F(-0.0), F(0), 0x00E},        /* -inf, -0, +0 */
-    {SKSS_DTYPE_F32, SKSS_KEEP_GT, F(0.0), F(0), 0x1F0},         /* 1, inf, tiny, 0.1, max */
-    {SKSS_DTYPE_F32, SKSS_KEEP_EQ, F(NAN), F(0), 0x000},
-    {SKSS_DTYPE_F32, SKSS_KEEP_NE, F(NAN), F(0), 0x1FF},
-    {SKSS_DTYPE_F32, SKSS_KEEP_NE, F(0.0), F(0), 0x1F3},         /* NaN != 0 */
-    {SKSS_DTYPE_F32, SKSS_KEEP_NONZERO, F(0), F(0), 0x1F3},
-    {SKSS_DTYPE_F32, SKSS_KEEP_LT, F(-INFINITY), F(0), 0x000},
-    {SKSS_DTYPE_F32, SKSS_KEEP_LE, F(-INFINITY), F(0), 0x002},
-    {SKSS_DTYPE_F32, SKSS_KEEP_GT, F(INFINITY), F(0), 0x000},
-    {SKSS_DTYPE_F32, SKSS_KEEP_GE, F(INFINITY), F(0), 0x020},
-    {SKSS_DTYPE_F32, SKSS_KEEP_GE, F(1e300), F(0), 0x020},       /* (float)1e300 = inf */
-    {SKSS_DTYPE_F32, SKSS_KEEP_EQ, F(0.1), F(0), 0x080},         /* (float)0.1 == 0.1f */
-    {SKSS_DTYPE_F32, SKSS_KEEP_LT, F(1e-50), F(0), 0x002},       /* (float)1e-50 = +0 */
-    {SKSS_DTYPE_F32, SKSS_KEEP_RANGE, F(-INFINITY), F(INFINITY), 0x1DE},
-    {SKSS_DTYPE_F32, SKSS_KEEP_RANGE, F(-INFINITY), F(-INFINITY), 0x000},
-    {SKSS_DTYPE_F32, SKSS_KEEP_RANGE, F(1.0), F(1.0), 0x000},    /* a >= b: empty */
-    {SKSS_DTYPE_F32, SKSS_KEEP_RANGE, F(2.0), F(1.0), 0x000},
-    {SKSS_DTYPE_F32, SKSS_KEEP_RANGE, F(0.0), F(NAN), 0x000},
-    {SKSS_DTYPE_F32, SKSS_KEEP_RANGE, F(-0.0), F(FLT_TRUE_MIN), 0x00C}, /* both zeros */
-    {SKSS_DTYPE_F64, SKSS_KEEP_EQ, F(0.1), F(0), 0x080},
-    {SKSS_DTYPE_F64, SKSS_KEEP_GE, F(1e300), F(0), 0x120},       /* inf, DBL_MAX */
-    {SKSS_DTYPE_F64, SKSS_KEEP_NONZERO, F(0), F(0), 0x1F3},
-    {SKSS_DTYPE_F64, SKSS_KEEP_GT, F(-INFINITY), F(0), 0x1FC},
-    {SKSS_DTYPE_F64, SKSS_KEEP_LE, F(NAN), F(0), 0x000},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_LT, F(0.0), F(0), 0x002},         /* -inf */
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_LE, F(-0.0), F(0), 0x00E},        /* -inf, -0, +0 */
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_GT, F(0.0), F(0), 0x1F0},         /* 1, inf, tiny, 0.1, max */
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_EQ, F(NAN), F(0), 0x000},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_NE, F(NAN), F(0), 0x1FF},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_NE, F(0.0), F(0), 0x1F3},         /* NaN != 0 */
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_NONZERO, F(0), F(0), 0x1F3},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_LT, F(-INFINITY), F(0), 0x000},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_LE, F(-INFINITY), F(0), 0x002},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_GT, F(INFINITY), F(0), 0x000},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_GE, F(INFINITY), F(0), 0x020},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_GE, F(1e300), F(0), 0x020},       /* (float)1e300 = inf */
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_EQ, F(0.1), F(0), 0x080},         /* (float)0.1 == 0.1f */
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_LT, F(1e-50), F(0), 0x002},       /* (float)1e-50 = +0 */
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_RANGE, F(-INFINITY), F(INFINITY), 0x1DE},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_RANGE, F(-INFINITY), F(-INFINITY), 0x000},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_RANGE, F(1.0), F(1.0), 0x000},    /* a >= b: empty */
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_RANGE, F(2.0), F(1.0), 0x000},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_RANGE, F(0.0), F(NAN), 0x000},
+    {SKSS_DTYPE_F32, SKSS_COMPACT_KEEP_RANGE, F(-0.0), F(FLT_TRUE_MIN), 0x00C}, /* both zeros */
+    {SKSS_DTYPE_F64, SKSS_COMPACT_KEEP_EQ, F(0.1), F(0), 0x080},
+    {SKSS_DTYPE_F64, SKSS_COMPACT_KEEP_GE, F(1e300), F(0), 0x120},       /* inf, DBL_MAX */
+    {SKSS_DTYPE_F64, SKSS_COMPACT_KEEP_NONZERO, F(0), F(0), 0x1F3},
+    {SKSS_DTYPE_F64, SKSS_COMPACT_KEEP_GT, F(-INFINITY), F(0), 0x1FC},
+    {SKSS_DTYPE_F64, SKSS_COMPACT_KEEP_LE, F(NAN), F(0), 0x000},
     /* integers: scalars outside the type compare exactly */
-    {SKSS_DTYPE_I8, SKSS_KEEP_LT, I(300), I(0), 0x1F},
-    {SKSS_DTYPE_I8, SKSS_KEEP_GT, I(300), I(0), 0x00},
-    {SKSS_DTYPE_I8, SKSS_KEEP_GE, I(-300), I(0), 0x1F},
-    {SKSS_DTYPE_I8, SKSS_KEEP_EQ, I(256), I(0), 0x00},           /* not 0 mod 256 */
-    {SKSS_DTYPE_I8, SKSS_KEEP_NE, I(-129), I(0), 0x1F},
-    {SKSS_DTYPE_I8, SKSS_KEEP_LT, I(INT64_MIN), I(0), 0x00},
-    {SKSS_DTYPE_I8, SKSS_KEEP_LE, I(INT8_MIN), I(0), 0x01},
-    {SKSS_DTYPE_I8, SKSS_KEEP_RANGE, I(INT64_MIN), I(INT64_MAX), 0x1F},
-    {SKSS_DTYPE_I8, SKSS_KEEP_RANGE, I(-1), I(1), 0x06},
-    {SKSS_DTYPE_I8, SKSS_KEEP_RANGE, I(1), I(-1), 0x00},
-    {SKSS_DTYPE_I8, SKSS_KEEP_NONZERO, I(0), I(0), 0x1B},
-    {SKSS_DTYPE_U8, SKSS_KEEP_LE, U(UINT64_MAX), U(0), 0x1F},
-    {SKSS_DTYPE_U8, SKSS_KEEP_GT, U(UINT64_MAX), U(0), 0x00},
-    {SKSS_DTYPE_U8, SKSS_KEEP_EQ, U(256 + 1), U(0), 0x00},
-    {SKSS_DTYPE_U8, SKSS_KEEP_NE, U(256), U(0), 0x1F},
-    {SKSS_DTYPE_U8, SKSS_KEEP_GE, U(128), U(0), 0x18},
-    {SKSS_DTYPE_U8, SKSS_KEEP_LT, U(0), U(0), 0x00},
-    {SKSS_DTYPE_U8, SKSS_KEEP_RANGE, U(1), U(1000), 0x1E},
-    {SKSS_DTYPE_I64, SKSS_KEEP_LT, I(INT64_MIN), I(0), 0x00},
-    {SKSS_DTYPE_I64, SKSS_KEEP_GE, I(INT64_MIN), I(0), 0x1F},
-    {SKSS_DTYPE_I64, SKSS_KEEP_GT, I(INT64_MAX), I(0), 0x00},
-    {SKSS_DTYPE_I64, SKSS_KEEP_LE, I(INT64_MAX), I(0), 0x1F},
-    {SKSS_DTYPE_I64, SKSS_KEEP_RANGE, I(INT64_MIN), I(INT64_MAX), 0x0F},
-    {SKSS_DTYPE_I64, SKSS_KEEP_EQ, I(INT64_MIN), I(0), 0x01},
-    {SKSS_DTYPE_U64, SKSS_KEEP_GT, U(UINT64_MAX), U(0), 0x0},
-    {SKSS_DTYPE_U64, SKSS_KEEP_GE, U(UINT64_MAX), U(0), 0x8},
-    {SKSS_DTYPE_U64, SKSS_KEEP_LT, U(UINT64_MAX), U(0), 0x7},
-    {SKSS_DTYPE_U64, SKSS_KEEP_RANGE, U(1), U(UINT64_MAX), 0x6},
-    {SKSS_DTYPE_U64, SKSS_KEEP_NONZERO, U(0), U(0), 0xE},
+    {SKSS_DTYPE_I8, SKSS_COMPACT_KEEP_LT, I(300), I(0), 0x1F},
+    {SKSS_DTYPE_I8, SKSS_COMPACT_KEEP_GT, I(300), I(0), 0x00},
+    {SKSS_DTYPE_I8, SKSS_COMPACT_KEEP_GE, I(-300), I(0), 0x1F},
+    {SKSS_DTYPE_I8, SKSS_COMPACT_KEEP_EQ, I(256), I(0), 0x00},           /* not 0 mod 256 */
+    {SKSS_DTYPE_I8, SKSS_COMPACT_KEEP_NE, I(-129), I(0), 0x1F},
+    {SKSS_DTYPE_I8, SKSS_COMPACT_KEEP_LT, I(INT64_MIN), I(0), 0x00},
+    {SKSS_DTYPE_I8, SKSS_COMPACT_KEEP_LE, I(INT8_MIN), I(0), 0x01},
+    {SKSS_DTYPE_I8, SKSS_COMPACT_KEEP_RANGE, I(INT64_MIN), I(INT64_MAX), 0x1F},
+    {SKSS_DTYPE_I8, SKSS_COMPACT_KEEP_RANGE, I(-1), I(1), 0x06},
+    {SKSS_DTYPE_I8, SKSS_COMPACT_KEEP_RANGE, I(1), I(-1), 0x00},
+    {SKSS_DTYPE_I8, SKSS_COMPACT_KEEP_NONZERO, I(0), I(0), 0x1B},
+    {SKSS_DTYPE_U8, SKSS_COMPACT_KEEP_LE, U(UINT64_MAX), U(0), 0x1F},
+    {SKSS_DTYPE_U8, SKSS_COMPACT_KEEP_GT, U(UINT64_MAX), U(0), 0x00},
+    {SKSS_DTYPE_U8, SKSS_COMPACT_KEEP_EQ, U(256 + 1), U(0), 0x00},
+    {SKSS_DTYPE_U8, SKSS_COMPACT_KEEP_NE, U(256), U(0), 0x1F},
+    {SKSS_DTYPE_U8, SKSS_COMPACT_KEEP_GE, U(128), U(0), 0x18},
+    {SKSS_DTYPE_U8, SKSS_COMPACT_KEEP_LT, U(0), U(0), 0x00},
+    {SKSS_DTYPE_U8, SKSS_COMPACT_KEEP_RANGE, U(1), U(1000), 0x1E},
+    {SKSS_DTYPE_I64, SKSS_COMPACT_KEEP_LT, I(INT64_MIN), I(0), 0x00},
+    {SKSS_DTYPE_I64, SKSS_COMPACT_KEEP_GE, I(INT64_MIN), I(0), 0x1F},
+    {SKSS_DTYPE_I64, SKSS_COMPACT_KEEP_GT, I(INT64_MAX), I(0), 0x00},
+    {SKSS_DTYPE_I64, SKSS_COMPACT_KEEP_LE, I(INT64_MAX), I(0), 0x1F},
+    {SKSS_DTYPE_I64, SKSS_COMPACT_KEEP_RANGE, I(INT64_MIN), I(INT64_MAX), 0x0F},
+    {SKSS_DTYPE_I64, SKSS_COMPACT_KEEP_EQ, I(INT64_MIN), I(0), 0x01},
+    {SKSS_DTYPE_U64, SKSS_COMPACT_KEEP_GT, U(UINT64_MAX), U(0), 0x0},
+    {SKSS_DTYPE_U64, SKSS_COMPACT_KEEP_GE, U(UINT64_MAX), U(0), 0x8},
+    {SKSS_DTYPE_U64, SKSS_COMPACT_KEEP_LT, U(UINT64_MAX), U(0), 0x7},
+    {SKSS_DTYPE_U64, SKSS_COMPACT_KEEP_RANGE, U(1), U(UINT64_MAX), 0x6},
+    {SKSS_DTYPE_U64, SKSS_COMPACT_KEEP_NONZERO, U(0), U(0), 0xE},
 };
 
 static const void *edge_data(skss_dtype t, int64_t *n) {
@@ -538,7 +538,7 @@ static void test_edges(void **state) {
     const edge_case *ec = &EDGES[k];
     skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
     d.dtype = ec->dtype;
-    d.predicate = ec->predicate;
+    d.keep = ec->predicate;
     d.a = ec->a;
     d.b = ec->b;
     const void *in = edge_data(ec->dtype, &d.n);
@@ -547,7 +547,7 @@ static void test_edges(void **state) {
     for (int64_t j = 0; j < e.count; j++) got |= UINT64_C(1) << e.indices[j];
     if (got != ec->kept)
       TU_FAIL("edge case %zu (%s %s): brute force keeps 0x%llx, expected 0x%llx", k,
-              skss_dtype_name(d.dtype), PREDICATE_NAMES[d.predicate], (unsigned long long)got,
+              skss_dtype_name(d.dtype), PREDICATE_NAMES[d.keep], (unsigned long long)got,
               (unsigned long long)ec->kept);
     free_expected(&e);
     check_everywhere(c, d, in, "edge case");
@@ -556,9 +556,9 @@ static void test_edges(void **state) {
 
 /* ---- properties ------------------------------------------------------------ */
 
-static int64_t count_of(skss_ctx *ctx, skss_compact_desc d, skss_compact_predicate p, const void *in) {
+static int64_t count_of(skss_ctx *ctx, skss_compact_desc d, skss_compact_keep p, const void *in) {
   int64_t count = -1;
-  d.predicate = p;
+  d.keep = p;
   TU_OK(ctx, skss_compact(ctx, &d, in, NULL, NULL, &count));
   return count;
 }
@@ -587,21 +587,21 @@ static void test_properties(void **state) {
     d.a.f = 7.0;
     d.b.f = 30.0;
     int64_t count = -1;
-    d.predicate = SKSS_KEEP_RANGE;
+    d.keep = SKSS_COMPACT_KEEP_RANGE;
     TU_OK(ctx, skss_compact(ctx, &d, in, values, indices, &count));
     for (int64_t j = 0; j < count; j++) {
       assert_true(j == 0 || indices[j] > indices[j - 1]);
       assert_true(memcmp(&values[j], &in[indices[j]], 8) == 0);
       assert_true(values[j] >= 7.0 && values[j] < 30.0);
     }
-    assert_int_equal(count_of(ctx, d, SKSS_KEEP_LT, in) + count_of(ctx, d, SKSS_KEEP_GE, in), n - nans);
-    assert_int_equal(count_of(ctx, d, SKSS_KEEP_LE, in) + count_of(ctx, d, SKSS_KEEP_GT, in), n - nans);
-    assert_int_equal(count_of(ctx, d, SKSS_KEEP_EQ, in) + count_of(ctx, d, SKSS_KEEP_NE, in), n);
+    assert_int_equal(count_of(ctx, d, SKSS_COMPACT_KEEP_LT, in) + count_of(ctx, d, SKSS_COMPACT_KEEP_GE, in), n - nans);
+    assert_int_equal(count_of(ctx, d, SKSS_COMPACT_KEEP_LE, in) + count_of(ctx, d, SKSS_COMPACT_KEEP_GT, in), n - nans);
+    assert_int_equal(count_of(ctx, d, SKSS_COMPACT_KEEP_EQ, in) + count_of(ctx, d, SKSS_COMPACT_KEEP_NE, in), n);
     skss_compact_desc at_b = d;
     at_b.a.f = 30.0;
-    assert_int_equal(count, count_of(ctx, d, SKSS_KEEP_GE, in) - count_of(ctx, at_b, SKSS_KEEP_GE, in));
+    assert_int_equal(count, count_of(ctx, d, SKSS_COMPACT_KEEP_GE, in) - count_of(ctx, at_b, SKSS_COMPACT_KEEP_GE, in));
     /* repeat runs give the same count */
-    assert_int_equal(count, count_of(ctx, d, SKSS_KEEP_RANGE, in));
+    assert_int_equal(count, count_of(ctx, d, SKSS_COMPACT_KEEP_RANGE, in));
   }
   free(in);
   free(values);
@@ -640,9 +640,9 @@ static void test_misuse(void **state) {
   bad.dtype = (skss_dtype)(SKSS_DTYPE_F64 + 1);
   expect_error(ctx, &bad, in, values, indices, &count, SKSS_ERR_INVALID_ARG, "dtype");
   bad = d;
-  bad.predicate = (skss_compact_predicate)(SKSS_KEEP_MASK_BITS + 1);
+  bad.keep = (skss_compact_keep)(SKSS_COMPACT_KEEP_MASK_BITS + 1);
   expect_error(ctx, &bad, in, values, indices, &count, SKSS_ERR_INVALID_ARG, "predicate");
-  bad.predicate = (skss_compact_predicate)-1;
+  bad.keep = (skss_compact_keep)-1;
   expect_error(ctx, &bad, in, values, indices, &count, SKSS_ERR_INVALID_ARG, "predicate");
   bad = d;
   bad.n = -1;
@@ -650,9 +650,9 @@ static void test_misuse(void **state) {
   expect_error(ctx, &d, in, values, indices, NULL, SKSS_ERR_INVALID_ARG, "count is NULL");
   expect_error(ctx, &d, NULL, values, indices, &count, SKSS_ERR_INVALID_ARG, "in is NULL");
   bad = d;
-  bad.predicate = SKSS_KEEP_MASK_BYTES;
+  bad.keep = SKSS_COMPACT_KEEP_MASK_BYTES;
   expect_error(ctx, &bad, in, values, indices, &count, SKSS_ERR_INVALID_ARG, "mask is NULL");
-  bad.predicate = SKSS_KEEP_MASK_BITS;
+  bad.keep = SKSS_COMPACT_KEEP_MASK_BITS;
   expect_error(ctx, &bad, in, values, indices, &count, SKSS_ERR_INVALID_ARG, "mask is NULL");
   /* byte counts past size_t: never run, so the tiny buffers are safe */
   bad = d;
@@ -667,23 +667,23 @@ static void test_misuse(void **state) {
   expect_error(ctx, &d, in, values, (int64_t *)(void *)values, &count, SKSS_ERR_INVALID_ARG,
                "out_values and out_indices overlap");
   bad = d;
-  bad.predicate = SKSS_KEEP_MASK_BYTES;
+  bad.keep = SKSS_COMPACT_KEEP_MASK_BYTES;
   bad.mask = values;
   expect_error(ctx, &bad, in, values, NULL, &count, SKSS_ERR_INVALID_ARG, "overlaps the mask");
   /* algorithms */
   bad = d;
-  bad.algorithm = SKSS_COMPACT_SCAN_CPU;
+  bad.algorithm = SKSS_COMPACT_ALGORITHM_SCAN_CPU;
   expect_error(ref, &bad, in, values, indices, &count, SKSS_ERR_UNSUPPORTED, "scan-cpu");
   bad.algorithm = (skss_compact_algorithm)99;
   expect_error(ctx, &bad, in, values, indices, &count, SKSS_ERR_INVALID_ARG, "algorithm");
   /* allowed: n == 0 with NULL buffers, a mask ignored by a value predicate */
   skss_compact_desc empty = d;
   empty.n = 0;
-  empty.predicate = SKSS_KEEP_MASK_BITS;
+  empty.keep = SKSS_COMPACT_KEEP_MASK_BITS;
   TU_OK(ctx, skss_compact(ctx, &empty, NULL, NULL, NULL, &count));
   assert_int_equal(count, 0);
   skss_compact_desc ignored = d;
-  ignored.predicate = SKSS_KEEP_EQ;
+  ignored.keep = SKSS_COMPACT_KEEP_EQ;
   ignored.mask = mask;
   mask[3] = 1;
   TU_OK(ctx, skss_compact(ctx, &ignored, in, values, indices, &count));

@@ -42,7 +42,7 @@ static uint8_t *make_image(tu_rng *rng, image_kind kind, int64_t h, int64_t w, s
 }
 
 static int64_t out_row_bytes(skss_halftone_output output, int64_t w) {
-  return output == SKSS_HALFTONE_BITS ? (w + 7) / 8 : w;
+  return output == SKSS_HALFTONE_OUTPUT_BITS ? (w + 7) / 8 : w;
 }
 
 static void pack_bits(const uint8_t *bytes, int64_t h, int64_t w, uint8_t *bits) {
@@ -146,11 +146,11 @@ static void expect_same(const uint8_t *want, const uint8_t *got, int64_t h, int6
 }
 
 /* The algorithms of each backend (AUTO included). */
-static const skss_halftone_algorithm REF_ALGS[] = {SKSS_HALFTONE_AUTO, SKSS_HALFTONE_ED, SKSS_HALFTONE_EC,
-                                                   SKSS_HALFTONE_ED_RC, SKSS_HALFTONE_EC_RC};
-static const skss_halftone_algorithm CPU_ALGS[] = {SKSS_HALFTONE_AUTO,  SKSS_HALFTONE_ED,
-                                                   SKSS_HALFTONE_EC,    SKSS_HALFTONE_ED_RC,
-                                                   SKSS_HALFTONE_EC_RC, SKSS_HALFTONE_TASKARRAY_CPU};
+static const skss_halftone_algorithm REF_ALGS[] = {SKSS_HALFTONE_ALGORITHM_AUTO, SKSS_HALFTONE_ALGORITHM_ED, SKSS_HALFTONE_ALGORITHM_EC,
+                                                   SKSS_HALFTONE_ALGORITHM_ED_RC, SKSS_HALFTONE_ALGORITHM_EC_RC};
+static const skss_halftone_algorithm CPU_ALGS[] = {SKSS_HALFTONE_ALGORITHM_AUTO,  SKSS_HALFTONE_ALGORITHM_ED,
+                                                   SKSS_HALFTONE_ALGORITHM_EC,    SKSS_HALFTONE_ALGORITHM_ED_RC,
+                                                   SKSS_HALFTONE_ALGORITHM_EC_RC, SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* Every algorithm of ctx, both output kinds, against `want` (bytes). */
@@ -190,7 +190,7 @@ static void test_truncating_division(void **state) {
   assert_int_equal(out[0], 0);
   assert_int_equal(out[1], 255);
   assert_int_equal(out[2], 255);
-  d.output = SKSS_HALFTONE_BITS;
+  d.output = SKSS_HALFTONE_OUTPUT_BITS;
   TU_OK(ctx, skss_halftone(ctx, &d, in, &bits));
   assert_int_equal(bits, 0x60);
   skss_ctx_destroy(ctx);
@@ -224,17 +224,17 @@ static void test_kernel_table(void **state) {
     /* slope = 1 + the farthest column to the right read in the rows above */
     assert_int_equal(info.slope, 1 + reach);
     assert_int_equal(info.rows, 2 + third_row);
-    assert_int_equal(total, k == SKSS_DITHER_ATKINSON ? 6 : info.divisor);
+    assert_int_equal(total, k == SKSS_DITHER_KERNEL_ATKINSON ? 6 : info.divisor);
   }
   skss_dither_kernel_info fs;
-  assert_int_equal(skss_dither_kernel_get_info(SKSS_DITHER_FLOYD_STEINBERG, &fs), SKSS_OK);
+  assert_int_equal(skss_dither_kernel_get_info(SKSS_DITHER_KERNEL_FLOYD_STEINBERG, &fs), SKSS_OK);
   assert_int_equal(fs.weight[0][3], 7);
   assert_int_equal(fs.weight[1][1], 3);
   assert_int_equal(fs.weight[1][2], 5);
   assert_int_equal(fs.weight[1][3], 1);
-  skss_dither_kernel parsed = SKSS_DITHER_ATKINSON;
+  skss_dither_kernel parsed = SKSS_DITHER_KERNEL_ATKINSON;
   assert_int_equal(skss_dither_kernel_from_name("floyd-steinberg", &parsed), SKSS_OK);
-  assert_int_equal(parsed, SKSS_DITHER_FLOYD_STEINBERG);
+  assert_int_equal(parsed, SKSS_DITHER_KERNEL_FLOYD_STEINBERG);
   assert_int_equal(skss_dither_kernel_from_name("FS", &parsed), SKSS_ERR_INVALID_ARG);
   assert_int_equal(skss_dither_kernel_from_name("", &parsed), SKSS_ERR_INVALID_ARG);
   assert_int_equal(skss_dither_kernel_from_name(NULL, &parsed), SKSS_ERR_INVALID_ARG);
@@ -243,7 +243,7 @@ static void test_kernel_table(void **state) {
   assert_int_equal(skss_dither_kernel_get_info((skss_dither_kernel)SKSS_DITHER_KERNEL_COUNT, &info),
                    SKSS_ERR_INVALID_ARG);
   assert_int_equal(skss_dither_kernel_get_info((skss_dither_kernel)-1, &info), SKSS_ERR_INVALID_ARG);
-  assert_int_equal(skss_dither_kernel_get_info(SKSS_DITHER_STUCKI, NULL), SKSS_ERR_INVALID_ARG);
+  assert_int_equal(skss_dither_kernel_get_info(SKSS_DITHER_KERNEL_STUCKI, NULL), SKSS_ERR_INVALID_ARG);
 }
 
 /* The oracle against CPU_REF ED and every algorithm, every threshold edge. */
@@ -310,7 +310,7 @@ static void test_sizes(void **state) {
       uint8_t *want = malloc((size_t)(h * w));
       assert_non_null(want);
       for (int k = 0; k < SKSS_DITHER_KERNEL_COUNT; k++) {
-        run_opts o = {(skss_dither_kernel)k, 128, SKSS_HALFTONE_BYTES, SKSS_HALFTONE_ED, true, 0};
+        run_opts o = {(skss_dither_kernel)k, 128, SKSS_HALFTONE_OUTPUT_BYTES, SKSS_HALFTONE_ALGORITHM_ED, true, 0};
         uint8_t *ed = run(ref, &o, img, (size_t)w + 3, h, w);
         oracle(img, (size_t)w + 3, h, w, (skss_dither_kernel)k, 128, want);
         expect_same(want, ed, h, w, IMAGE_NAMES[kind], &o, ref);
@@ -343,9 +343,9 @@ static void test_threads(void **state) {
       uint8_t *img = make_image(&rng, (image_kind)(s % 3), h, w, (size_t)w);
       for (int k = 0; k < SKSS_DITHER_KERNEL_COUNT; k++) {
         for (int output = 0; output < 2; output++) {
-          run_opts o = {(skss_dither_kernel)k, 128, (skss_halftone_output)output, SKSS_HALFTONE_ED, false, 0};
+          run_opts o = {(skss_dither_kernel)k, 128, (skss_halftone_output)output, SKSS_HALFTONE_ALGORITHM_ED, false, 0};
           uint8_t *want = run(ref, &o, img, (size_t)w, h, w);
-          o.algorithm = SKSS_HALFTONE_TASKARRAY_CPU;
+          o.algorithm = SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU;
           o.out_pad = output ? 2 : 0;
           uint8_t *first = run(cpu, &o, img, (size_t)w, h, w);
           uint8_t *again = run(cpu, &o, img, (size_t)w, h, w);
@@ -369,7 +369,7 @@ static void test_empty(void **state) {
   skss_ctx *cpu = tu_ctx(SKSS_BACKEND_CPU, 2);
   uint8_t out = POISON;
   skss_halftone_desc d = SKSS_HALFTONE_DESC_INIT;
-  d.algorithm = SKSS_HALFTONE_TASKARRAY_CPU;
+  d.algorithm = SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU;
   d.width = 5;
   TU_OK(cpu, skss_halftone(cpu, &d, NULL, NULL));
   d.height = 5;
@@ -410,7 +410,7 @@ static void test_misuse(void **state) {
   d = good;
   d.algorithm = (skss_halftone_algorithm)99;
   tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "algorithm");
-  d.algorithm = SKSS_HALFTONE_TASKARRAY_CPU;
+  d.algorithm = SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU;
   tu_expect_halftone_misuse(ref, &d, in, out, sizeof out, SKSS_ERR_UNSUPPORTED, "taskarray-cpu");
   d = good;
   d.height = -1;
@@ -424,7 +424,7 @@ static void test_misuse(void **state) {
   d = good;
   d.out_pitch = 7;
   tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "pitch");
-  d.output = SKSS_HALFTONE_BITS; /* a BITS row of 8 pixels is 1 byte: pitch 7 is fine, 0 is not */
+  d.output = SKSS_HALFTONE_OUTPUT_BITS; /* a BITS row of 8 pixels is 1 byte: pitch 7 is fine, 0 is not */
   d.out_pitch = -1;
   tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_INVALID_ARG, "pitch");
   d = good;
@@ -438,12 +438,12 @@ static void test_misuse(void **state) {
   d = good;
   d.height = 1;
   d.width = INT64_MAX / 2; /* the row fits in size_t, its error rows do not */
-  d.algorithm = SKSS_HALFTONE_ED;
+  d.algorithm = SKSS_HALFTONE_ALGORITHM_ED;
   tu_expect_halftone_misuse(cpu, &d, in, out, sizeof out, SKSS_ERR_OVERFLOW, "overflow");
   d = good;
   tu_expect_halftone_misuse(cpu, &d, out + 4, out, sizeof out, SKSS_ERR_INVALID_ARG, "overlap");
   /* A pitched BITS output of 8 x 8 needs 1 byte a row: it may sit right after in. */
-  d.output = SKSS_HALFTONE_BITS;
+  d.output = SKSS_HALFTONE_OUTPUT_BITS;
   memset(out, POISON, sizeof out);
   TU_OK(cpu, skss_halftone(cpu, &d, out, out + 64));
   skss_ctx_destroy(ref);

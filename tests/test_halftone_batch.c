@@ -25,7 +25,7 @@ static void fill(tu_rng *r, uint8_t *p, size_t n) {
  * images, BYTES or BITS, against single-image calls on CPU_REF. */
 static void check_batch(skss_ctx *ctx, skss_ctx *ref, tu_rng *r, int64_t h, int64_t w, int64_t images,
                         skss_halftone_output output, skss_dither_kernel kernel, int algorithm) {
-  const size_t out_row = output == SKSS_HALFTONE_BITS ? (size_t)(w + 7) / 8 : (size_t)w;
+  const size_t out_row = output == SKSS_HALFTONE_OUTPUT_BITS ? (size_t)(w + 7) / 8 : (size_t)w;
   const size_t in_pitch = (size_t)w + 3, out_pitch = out_row + 2;
   const size_t in_stride = (size_t)h * in_pitch + 5, out_stride = (size_t)h * out_pitch + 7;
   uint8_t *in = malloc((size_t)images * in_stride), *got = malloc((size_t)images * out_stride),
@@ -49,7 +49,7 @@ static void check_batch(skss_ctx *ctx, skss_ctx *ref, tu_rng *r, int64_t h, int6
   TU_OK(ctx, skss_halftone(ctx, &d, in, got));
   if (memcmp(got, want, (size_t)images * out_stride) != 0)
     TU_FAIL("batch of %lld %lldx%lld (%s, kernel %d, algorithm %d) differs from single images",
-            (long long)images, (long long)h, (long long)w, output == SKSS_HALFTONE_BITS ? "bits" : "bytes",
+            (long long)images, (long long)h, (long long)w, output == SKSS_HALFTONE_OUTPUT_BITS ? "bits" : "bytes",
             (int)kernel, algorithm);
   free(in);
   free(got);
@@ -66,9 +66,9 @@ static void test_batch_matches_single_images(void **state) {
     for (int k = 0; k < SKSS_DITHER_KERNEL_COUNT; k++) {
       const skss_halftone_output o = (skss_halftone_output)((s + (size_t)k) % 2);
       check_batch(ref, ref, &r, shapes[s][0], shapes[s][1], shapes[s][2], o, (skss_dither_kernel)k,
-                  SKSS_HALFTONE_EC_RC);
+                  SKSS_HALFTONE_ALGORITHM_EC_RC);
       check_batch(cpu, ref, &r, shapes[s][0], shapes[s][1], shapes[s][2], o, (skss_dither_kernel)k,
-                  SKSS_HALFTONE_TASKARRAY_CPU);
+                  SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU);
     }
   skss_ctx_destroy(ref);
   skss_ctx_destroy(cpu);

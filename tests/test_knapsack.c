@@ -109,11 +109,11 @@ typedef struct config {
 } config;
 
 static const config CONFIGS[] = {
-    {SKSS_BACKEND_CPU_REF, 1, SKSS_KNAPSACK_AUTO},          {SKSS_BACKEND_CPU_REF, 1, SKSS_KNAPSACK_DP},
-    {SKSS_BACKEND_CPU, 1, SKSS_KNAPSACK_DP},                {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_DP},
-    {SKSS_BACKEND_CPU, 1, SKSS_KNAPSACK_TASKARRAY_CPU},     {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_TASKARRAY_CPU},
-    {SKSS_BACKEND_CPU, 3, SKSS_KNAPSACK_TASKARRAY_CPU},     {SKSS_BACKEND_CPU, 5, SKSS_KNAPSACK_TASKARRAY_CPU},
-    {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_AUTO},
+    {SKSS_BACKEND_CPU_REF, 1, SKSS_KNAPSACK_ALGORITHM_AUTO},          {SKSS_BACKEND_CPU_REF, 1, SKSS_KNAPSACK_ALGORITHM_DP},
+    {SKSS_BACKEND_CPU, 1, SKSS_KNAPSACK_ALGORITHM_DP},                {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_ALGORITHM_DP},
+    {SKSS_BACKEND_CPU, 1, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU},     {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU},
+    {SKSS_BACKEND_CPU, 3, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU},     {SKSS_BACKEND_CPU, 5, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU},
+    {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_ALGORITHM_AUTO},
 };
 #define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
 
@@ -475,7 +475,7 @@ static void test_bit_limit(void **state) {
   int64_t hw[] = {BIG_C / 4, BIG_C / 2, BIG_C / 3};
   d.capacity = BIG_C;
   d.max_bytes = 0;
-  d.algorithm = SKSS_KNAPSACK_AUTO;
+  d.algorithm = SKSS_KNAPSACK_ALGORITHM_AUTO;
   expect_error(f, 0, &d, hw, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "use value_only mode");
 }
 
@@ -494,8 +494,8 @@ static void small_free(void *ptr, void *user) {
 static void test_allocation_failure(void **state) {
   (void)state;
   skss_allocator alloc = {small_alloc, small_free, NULL};
-  static const config configs[] = {{SKSS_BACKEND_CPU_REF, 1, SKSS_KNAPSACK_DP},
-                                   {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_TASKARRAY_CPU}};
+  static const config configs[] = {{SKSS_BACKEND_CPU_REF, 1, SKSS_KNAPSACK_ALGORITHM_DP},
+                                   {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU}};
   for (int k = 0; k < 2; k++) {
     skss_ctx_desc cd = SKSS_CTX_DESC_INIT;
     cd.backend = configs[k].backend;
@@ -559,10 +559,10 @@ static void test_misuse(void **state) {
   v[1] = 2;
   d.algorithm = (skss_knapsack_algorithm)99;
   expect_error(f, 2, &d, w, v, &best, taken, SKSS_ERR_INVALID_ARG, "unknown knapsack algorithm");
-  d.algorithm = SKSS_KNAPSACK_TASKARRAY_CPU;
+  d.algorithm = SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU;
   expect_error(f, 0, &d, w, v, &best, taken, SKSS_ERR_UNSUPPORTED, "taskarray-cpu");
   /* NULL arrays are fine without items; taken may be NULL in value-only mode. */
-  d.algorithm = SKSS_KNAPSACK_AUTO;
+  d.algorithm = SKSS_KNAPSACK_ALGORITHM_AUTO;
   d.n_items = 0;
   TU_OK(f->ctx[2], skss_knapsack(f->ctx[2], &d, NULL, NULL, &best, NULL));
   assert_int_equal(best, 0);

@@ -161,7 +161,7 @@ static void reference_free(reference *ref) {
  * bound for floats; a PADDED output's border must be exactly zero. */
 static void check_output(const image *out, const reference *ref, pair pr, skss_sat_layout layout,
                          int algorithm, const char *what) {
-  const int64_t pad = layout == SKSS_SAT_PADDED;
+  const int64_t pad = layout == SKSS_SAT_LAYOUT_PADDED;
   const long double u = pr.out == SKSS_DTYPE_F32 ? 0x1p-24L : 0x1p-53L;
   for (int64_t i = 0; i < out->rows; i++) {
     for (int64_t j = 0; j < out->cols; j++) {
@@ -183,7 +183,7 @@ static void check_output(const image *out, const reference *ref, pair pr, skss_s
         continue;
       }
       long double factor =
-          algorithm == SKSS_SAT_4R1W_CPU ? 5.0L * (ri + 1) * (rj + 1) : (long double)(ri + rj + 2);
+          algorithm == SKSS_SAT_ALGORITHM_4R1W_CPU ? 5.0L * (ri + 1) * (rj + 1) : (long double)(ri + rj + 2);
       long double bound = factor * u * ref->abs_sum[k] * 1.001L;
       long double err = fabsl(out_value(pr.out, p) - ref->sum[k]);
       if (!(err <= bound))
@@ -214,8 +214,8 @@ static const run_config CONFIGS[] = {
     {SKSS_BACKEND_CPU, 3},     {SKSS_BACKEND_CPU, 5},
 };
 
-static const skss_sat_algorithm ALGORITHMS[] = {SKSS_SAT_AUTO, SKSS_SAT_2R2W_CPU, SKSS_SAT_4R1W_CPU,
-                                                SKSS_SAT_ROWSCAN_CPU, SKSS_SAT_BANDS_CPU};
+static const skss_sat_algorithm ALGORITHMS[] = {SKSS_SAT_ALGORITHM_AUTO, SKSS_SAT_ALGORITHM_2R2W_CPU, SKSS_SAT_ALGORITHM_4R1W_CPU,
+                                                SKSS_SAT_ALGORITHM_ROWSCAN_CPU, SKSS_SAT_ALGORITHM_BANDS_CPU};
 
 /* One input of a sweep with its references (plain and squared). */
 typedef struct sat_input {
@@ -228,7 +228,7 @@ typedef struct sat_input {
 
 static void run_one(skss_ctx *ctx, const sat_input *s, skss_sat_layout layout, bool with_sq,
                     skss_sat_algorithm alg) {
-  const int64_t pad = layout == SKSS_SAT_PADDED;
+  const int64_t pad = layout == SKSS_SAT_LAYOUT_PADDED;
   const size_t oe = skss_dtype_size(s->pr.out);
   image out = image_new(s->size.h + pad, s->size.w + pad, oe, s->out_extra);
   image sq = image_new(s->size.h + pad, s->size.w + pad, oe, s->sq_extra);
@@ -250,8 +250,8 @@ static void run_one(skss_ctx *ctx, const sat_input *s, skss_sat_layout layout, b
            skss_dtype_name(s->pr.out), (long long)s->size.h, (long long)s->size.w,
            pad ? "padded" : "inclusive", with_sq ? " +sq" : "");
   int resolved =
-      alg == SKSS_SAT_AUTO
-          ? (skss_ctx_backend(ctx) == SKSS_BACKEND_CPU_REF ? SKSS_SAT_2R2W_CPU : SKSS_SAT_BANDS_CPU)
+      alg == SKSS_SAT_ALGORITHM_AUTO
+          ? (skss_ctx_backend(ctx) == SKSS_BACKEND_CPU_REF ? SKSS_SAT_ALGORITHM_2R2W_CPU : SKSS_SAT_ALGORITHM_BANDS_CPU)
           : (int)alg;
   check_output(&out, &s->plain, s->pr, layout, resolved, what);
   check_padding(&out, what);
@@ -313,13 +313,13 @@ static void test_constant_input_exact(void **state) {
   float in[61 * 67];
   double out[62 * 68];
   for (int k = 0; k < h * w; k++) in[k] = 3.0f;
-  for (int a = 1; a <= SKSS_SAT_BANDS_CPU; a++) {
+  for (int a = 1; a <= SKSS_SAT_ALGORITHM_BANDS_CPU; a++) {
     skss_sat_desc d = SKSS_SAT_DESC_INIT;
     d.height = h;
     d.width = w;
     d.in_type = SKSS_DTYPE_F32;
     d.out_type = SKSS_DTYPE_F64;
-    d.layout = SKSS_SAT_PADDED;
+    d.layout = SKSS_SAT_LAYOUT_PADDED;
     d.algorithm = (skss_sat_algorithm)a;
     TU_OK(ctx, skss_sat(ctx, &d, in, out, NULL));
     for (int64_t i = 0; i <= h; i++)
@@ -354,7 +354,7 @@ static void test_rectangle_sums(void **state) {
   skss_sat_desc d = SKSS_SAT_DESC_INIT;
   d.height = h;
   d.width = w;
-  d.layout = SKSS_SAT_PADDED;
+  d.layout = SKSS_SAT_LAYOUT_PADDED;
   d.out_type = SKSS_DTYPE_U32;
   TU_OK(ctx, skss_sat(ctx, &d, in8, t8, NULL));
   d.in_type = d.out_type = SKSS_DTYPE_I32;
@@ -395,16 +395,16 @@ static void test_empty_padded_writes_zero(void **state) {
   (void)state;
   skss_ctx *ctx = tu_ctx(SKSS_BACKEND_CPU, 2);
   skss_sat_desc d = SKSS_SAT_DESC_INIT;
-  d.layout = SKSS_SAT_PADDED;
+  d.layout = SKSS_SAT_LAYOUT_PADDED;
   d.out_type = SKSS_DTYPE_F64;
   double out = -1, sq = -1;
   TU_OK(ctx, skss_sat(ctx, &d, NULL, &out, &sq));
   assert_true(out == 0.0 && sq == 0.0);
-  d.layout = SKSS_SAT_INCLUSIVE;
+  d.layout = SKSS_SAT_LAYOUT_INCLUSIVE;
   TU_OK(ctx, skss_sat(ctx, &d, NULL, NULL, NULL));
   d.height = 5;
   uint32_t col[6] = {7, 7, 7, 7, 7, 7};
-  d.layout = SKSS_SAT_PADDED;
+  d.layout = SKSS_SAT_LAYOUT_PADDED;
   d.out_type = SKSS_DTYPE_U32;
   TU_OK(ctx, skss_sat(ctx, &d, NULL, col, NULL));
   for (int k = 0; k < 6; k++) assert_int_equal(col[k], 0);
@@ -517,15 +517,15 @@ static void test_misuse(void **state) {
   e.algorithm = (skss_sat_algorithm)99;
   expect_error(ctx, &e, in, out, NULL, SKSS_ERR_INVALID_ARG, "unknown sat algorithm");
   e = d;
-  e.algorithm = SKSS_SAT_ROWSCAN_CPU;
+  e.algorithm = SKSS_SAT_ALGORITHM_ROWSCAN_CPU;
   expect_error(ref, &e, in, out, NULL, SKSS_ERR_UNSUPPORTED, "rowscan-cpu");
-  e.algorithm = SKSS_SAT_BANDS_CPU;
+  e.algorithm = SKSS_SAT_ALGORITHM_BANDS_CPU;
   expect_error(ref, &e, in, out, NULL, SKSS_ERR_UNSUPPORTED, "bands-cpu");
   expect_error(ctx, &d, NULL, out, NULL, SKSS_ERR_INVALID_ARG, "input is NULL");
   expect_error(ctx, &d, in, NULL, NULL, SKSS_ERR_INVALID_ARG, "output is NULL");
   e = d;
   e.height = 0;
-  e.layout = SKSS_SAT_PADDED;
+  e.layout = SKSS_SAT_LAYOUT_PADDED;
   expect_error(ctx, &e, NULL, NULL, NULL, SKSS_ERR_INVALID_ARG, "output is NULL");
   e = d;
   e.in_pitch = 3;
@@ -557,7 +557,7 @@ static void test_misuse(void **state) {
   e = d;
   e.height = INT64_MAX;
   e.width = 0;
-  e.layout = SKSS_SAT_PADDED;
+  e.layout = SKSS_SAT_LAYOUT_PADDED;
   expect_error(ctx, &e, in, out, NULL, SKSS_ERR_OVERFLOW, "overflows int64");
   expect_error(ctx, &d, out, out, NULL, SKSS_ERR_INVALID_ARG, "overlap");
   expect_error(ctx, &d, in, out, out + 32, SKSS_ERR_INVALID_ARG, "overlap");

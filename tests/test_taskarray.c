@@ -57,9 +57,9 @@ static int in_full_set(skss_taskarray_kind kind, int64_t reach, int64_t i, int64
                        int64_t c) {
   if (r >= i) return r == i && c < j;
   switch (kind) {
-    case SKSS_TASKARRAY_FORWARD: return c < j;
-    case SKSS_TASKARRAY_FAIR: return c <= j;
-    case SKSS_TASKARRAY_BACKWARD: return c <= j + reach * (i - r);
+    case SKSS_TASKARRAY_KIND_FORWARD: return c < j;
+    case SKSS_TASKARRAY_KIND_FAIR: return c <= j;
+    case SKSS_TASKARRAY_KIND_BACKWARD: return c <= j + reach * (i - r);
   }
   return 0;
 }
@@ -106,7 +106,7 @@ static void test_every_kind_schedule_and_thread_count(void **state) {
   const int64_t shapes[][2] = {{1, 1}, {1, 9}, {9, 1}, {40, 7}, {7, 13}, {97, 5}};
   for (size_t a = 0; a < sizeof threads / sizeof threads[0]; a++)
     for (int kind = 0; kind < 3; kind++)
-      for (int64_t reach = 1; reach <= (kind == SKSS_TASKARRAY_BACKWARD ? 3 : 1); reach++)
+      for (int64_t reach = 1; reach <= (kind == SKSS_TASKARRAY_KIND_BACKWARD ? 3 : 1); reach++)
         for (int sched = 0; sched < 3; sched++)
           for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
             run_case(threads[a], (skss_taskarray_kind)kind, reach, (skss_taskarray_schedule)sched,
@@ -115,14 +115,14 @@ static void test_every_kind_schedule_and_thread_count(void **state) {
 
 static void test_many_more_rows_than_threads(void **state) {
   (void)state;
-  run_case(5, SKSS_TASKARRAY_BACKWARD, 2, SKSS_TASKARRAY_SKSS, 600, 6);
-  run_case(3, SKSS_TASKARRAY_FAIR, 1, SKSS_TASKARRAY_SKSS, 1000, 3);
+  run_case(5, SKSS_TASKARRAY_KIND_BACKWARD, 2, SKSS_TASKARRAY_SCHEDULE_SKSS, 600, 6);
+  run_case(3, SKSS_TASKARRAY_KIND_FAIR, 1, SKSS_TASKARRAY_SCHEDULE_SKSS, 1000, 3);
 }
 
 static void test_empty_arrays_run_nothing(void **state) {
   (void)state;
-  run_case(2, SKSS_TASKARRAY_FAIR, 1, SKSS_TASKARRAY_SKSS, 0, 5);
-  run_case(2, SKSS_TASKARRAY_FAIR, 1, SKSS_TASKARRAY_CONVENTIONAL, 5, 0);
+  run_case(2, SKSS_TASKARRAY_KIND_FAIR, 1, SKSS_TASKARRAY_SCHEDULE_SKSS, 0, 5);
+  run_case(2, SKSS_TASKARRAY_KIND_FAIR, 1, SKSS_TASKARRAY_SCHEDULE_CONVENTIONAL, 5, 0);
 }
 
 /* Knapsack-like forward deps: task (i, j) needs (i - k, j - 1) for a
@@ -150,7 +150,7 @@ static void test_custom_deps_are_waited_for(void **state) {
       skss_taskarray_desc d = SKSS_TASKARRAY_DESC_INIT;
       d.rows = 120;
       d.cols = 9;
-      d.kind = SKSS_TASKARRAY_FORWARD;
+      d.kind = SKSS_TASKARRAY_KIND_FORWARD;
       d.schedule = (skss_taskarray_schedule)sched;
       d.task = record_task;
       d.deps = knapsack_like_deps;
@@ -196,7 +196,7 @@ static void test_failures_stop_the_run(void **state) {
     skss_taskarray_desc d = SKSS_TASKARRAY_DESC_INIT;
     d.rows = 50;
     d.cols = 8;
-    d.kind = SKSS_TASKARRAY_FAIR;
+    d.kind = SKSS_TASKARRAY_KIND_FAIR;
     d.schedule = (skss_taskarray_schedule)sched;
     d.task = record_task;
     d.user_data = t;
@@ -210,7 +210,7 @@ static void test_failures_stop_the_run(void **state) {
     d.rows = 6;
     d.cols = 4;
     d.user_data = u;
-    d.kind = SKSS_TASKARRAY_FORWARD;
+    d.kind = SKSS_TASKARRAY_KIND_FORWARD;
     d.deps = bad_deps;
     assert_int_equal(skss_taskarray_run(ctx, &d), SKSS_ERR_INVALID_ARG);
     assert_non_null(strstr(skss_ctx_last_error(ctx), "not allowed"));
@@ -243,7 +243,7 @@ static void test_misuse(void **state) {
   bad.rows = -1;
   assert_int_equal(skss_taskarray_run(ctx, &bad), SKSS_ERR_INVALID_ARG);
   bad = d;
-  bad.kind = SKSS_TASKARRAY_BACKWARD;
+  bad.kind = SKSS_TASKARRAY_KIND_BACKWARD;
   bad.reach = 0;
   assert_int_equal(skss_taskarray_run(ctx, &bad), SKSS_ERR_INVALID_ARG);
   assert_non_null(strstr(skss_ctx_last_error(ctx), "reach"));
@@ -251,10 +251,10 @@ static void test_misuse(void **state) {
   bad.schedule = (skss_taskarray_schedule)9;
   assert_int_equal(skss_taskarray_run(ctx, &bad), SKSS_ERR_INVALID_ARG);
   bad = d;
-  bad.kind = SKSS_TASKARRAY_BACKWARD;
+  bad.kind = SKSS_TASKARRAY_KIND_BACKWARD;
   bad.reach = INT64_MAX / 8;
   bad.rows = INT64_MAX / 2;
-  bad.schedule = SKSS_TASKARRAY_CONVENTIONAL;
+  bad.schedule = SKSS_TASKARRAY_SCHEDULE_CONVENTIONAL;
   assert_int_equal(skss_taskarray_run(ctx, &bad), SKSS_ERR_OVERFLOW);
   for (int64_t k = 0; k < 4; k++) assert_int_equal(t->runs[k], 0);
   trace_free(t);

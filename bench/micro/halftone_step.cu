@@ -33,7 +33,7 @@
 
 namespace {
 
-using FS = skss__ht_kernel<SKSS_DITHER_FLOYD_STEINBERG>;
+using FS = skss__ht_kernel<SKSS_DITHER_KERNEL_FLOYD_STEINBERG>;
 constexpr int GROUP = 8;
 
 __global__ void shfl_chain(int steps, int *sink) {
@@ -347,7 +347,7 @@ void run_engine(timer &tm, skss_ctx *ctx, int64_t rows, int64_t width, int algor
     printf("engine: %s\n", skss_ctx_last_error(ctx));
   } else {
     char name[64];
-    snprintf(name, sizeof name, "%s %lld x %lld", algorithm == SKSS_HALFTONE_STRIPS ? "strips" : "skss",
+    snprintf(name, sizeof name, "%s %lld x %lld", algorithm == SKSS_HALFTONE_ALGORITHM_STRIPS ? "strips" : "skss",
              (long long)rows, (long long)width);
     /* the critical path W + 2 (H - 1) of dependent steps */
     report(name, ms, (double)width + 2.0 * (double)(rows - 1));
@@ -397,9 +397,9 @@ int main(int argc, char **argv) {
   }
   const int64_t W = steps / 4;
   for (int64_t rows : {1, 32, 128, 256, 1024, 4096})
-    run_engine(tm, ctx, rows, W, SKSS_HALFTONE_STRIPS);
-  for (int64_t n : {1024, 4096, 16384, 32768}) run_engine(tm, ctx, n, n, SKSS_HALFTONE_STRIPS);
-  run_engine(tm, ctx, 128, W, SKSS_HALFTONE_SKSS);
+    run_engine(tm, ctx, rows, W, SKSS_HALFTONE_ALGORITHM_STRIPS);
+  for (int64_t n : {1024, 4096, 16384, 32768}) run_engine(tm, ctx, n, n, SKSS_HALFTONE_ALGORITHM_STRIPS);
+  run_engine(tm, ctx, 128, W, SKSS_HALFTONE_ALGORITHM_SKSS);
   skss_ctx_destroy(ctx);
   CHECK(cudaFree(sink));
   return 0;

@@ -36,7 +36,7 @@ typedef struct skss__sat_call {
   size_t out_sq_pitch;
 } skss__sat_call;
 
-/* `algorithm` is a CUDA SAT algorithm or SKSS_SAT_AUTO (chosen per type pair). */
+/* `algorithm` is a CUDA SAT algorithm or SKSS_SAT_ALGORITHM_AUTO (chosen per type pair). */
 skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *call);
 
 /* skss_boxfilter_u8() on the CUDA backend (src/cuda/boxfilter.cu): a

@@ -34,8 +34,8 @@ static bool overlaps(const void *p, size_t p_bytes, const void *q, size_t q_byte
   return a < b ? b - a < p_bytes : a - b < q_bytes;
 }
 
-static bool is_mask_predicate(skss_compact_predicate p) {
-  return p == SKSS_KEEP_MASK_BYTES || p == SKSS_KEEP_MASK_BITS;
+static bool is_mask_predicate(skss_compact_keep p) {
+  return p == SKSS_COMPACT_KEEP_MASK_BYTES || p == SKSS_COMPACT_KEEP_MASK_BITS;
 }
 
 /* Bytes of each buffer the call touches, overflow-checked. */
@@ -54,8 +54,8 @@ static skss_status check_extents(skss_ctx *ctx, const skss_compact_desc *d, cons
   if (out_indices != NULL && !skss__mul_size(n, sizeof(int64_t), &e->indices))
     return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: n = %lld indices of 8 bytes overflow size_t", FN,
                       (long long)d->n);
-  e->mask = d->predicate == SKSS_KEEP_MASK_BYTES  ? n
-            : d->predicate == SKSS_KEEP_MASK_BITS ? n / 8 + (n % 8 != 0)
+  e->mask = d->keep == SKSS_COMPACT_KEEP_MASK_BYTES  ? n
+            : d->keep == SKSS_COMPACT_KEEP_MASK_BITS ? n / 8 + (n % 8 != 0)
                                                   : 0;
   return SKSS_OK;
 }
@@ -78,13 +78,13 @@ static skss_status check_args(skss_ctx *ctx, const skss_compact_desc *d, const v
                               const int64_t *count) {
   if (skss_dtype_size(d->dtype) == 0)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown dtype %d", FN, (int)d->dtype);
-  if ((unsigned)d->predicate > (unsigned)SKSS_KEEP_MASK_BITS)
-    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown predicate %d", FN, (int)d->predicate);
+  if ((unsigned)d->keep > (unsigned)SKSS_COMPACT_KEEP_MASK_BITS)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown predicate %d", FN, (int)d->keep);
   if (d->n < 0)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: n = %lld is negative", FN, (long long)d->n);
   if (count == NULL) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: count is NULL", FN);
   if (in == NULL && d->n > 0) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: in is NULL", FN);
-  if (d->mask == NULL && d->n > 0 && is_mask_predicate(d->predicate))
+  if (d->mask == NULL && d->n > 0 && is_mask_predicate(d->keep))
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: desc->mask is NULL but the predicate reads a mask",
                       FN);
   extents e = {0, 0, 0, 0};
@@ -106,17 +106,17 @@ skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc, const voi
       .in = in,
       .n = desc->n,
       .dtype = desc->dtype,
-      .predicate = desc->predicate,
+      .predicate = desc->keep,
       .a = desc->a,
       .b = desc->b,
-      .mask = is_mask_predicate(desc->predicate) ? desc->mask : NULL,
+      .mask = is_mask_predicate(desc->keep) ? desc->mask : NULL,
       .values = out_values,
       .indices = out_indices,
   };
   switch ((skss_compact_algorithm)algorithm) {
-    case SKSS_COMPACT_LOOP: *count = skss__compact_loop(&job); return SKSS_OK;
-    case SKSS_COMPACT_SCAN_CPU: return skss__compact_scan_cpu(ctx, &job, count);
-    case SKSS_COMPACT_AUTO: break;
+    case SKSS_COMPACT_ALGORITHM_LOOP: *count = skss__compact_loop(&job); return SKSS_OK;
+    case SKSS_COMPACT_ALGORITHM_SCAN_CPU: return skss__compact_scan_cpu(ctx, &job, count);
+    case SKSS_COMPACT_ALGORITHM_AUTO: break;
   }
   return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: no CPU code for algorithm %d", FN, algorithm);
 }

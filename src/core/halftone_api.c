@@ -27,7 +27,7 @@ skss_status skss_dither_kernel_get_info(skss_dither_kernel kernel, skss_dither_k
 skss_status skss_dither_kernel_from_name(const char *name, skss_dither_kernel *out) {
   if (name == NULL || out == NULL) return SKSS_ERR_INVALID_ARG;
   if (strcmp(name, "floyd-steinberg") == 0) {
-    *out = SKSS_DITHER_FLOYD_STEINBERG;
+    *out = SKSS_DITHER_KERNEL_FLOYD_STEINBERG;
     return SKSS_OK;
   }
   for (int k = 0; k < SKSS_DITHER_KERNEL_COUNT; k++) {
@@ -46,7 +46,7 @@ static skss_status check_options(skss_ctx *ctx, const skss_halftone_desc *d) {
   if (d->threshold < 0 || d->threshold > 255)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: threshold %d is outside 0..255", FN,
                       d->threshold);
-  if (d->output != SKSS_HALFTONE_BYTES && d->output != SKSS_HALFTONE_BITS)
+  if (d->output != SKSS_HALFTONE_OUTPUT_BYTES && d->output != SKSS_HALFTONE_OUTPUT_BITS)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown output kind %d", FN, (int)d->output);
   return SKSS_OK;
 }
@@ -102,7 +102,7 @@ static skss_status check_stride(skss_ctx *ctx, const char *what, int64_t images,
 
 /* Scratch size of the CPU algorithm for one image. */
 static skss_status cpu_scratch_size(skss_ctx *ctx, skss_halftone_algorithm alg, skss__halftone_job *job) {
-  bool sized = alg == SKSS_HALFTONE_TASKARRAY_CPU
+  bool sized = alg == SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU
                    ? skss__halftone_taskarray_scratch(ctx, job, &job->scratch_bytes)
                    : skss__halftone_sequential_scratch(alg, job, &job->scratch_bytes);
   if (!sized)
@@ -130,7 +130,7 @@ static skss_status run_cpu(skss_ctx *ctx, skss_halftone_algorithm alg, skss__hal
   for (int64_t k = 0; k < images; k++) {
     job->in = in + (size_t)k * in_stride;
     job->out = out + (size_t)k * out_stride;
-    if (alg == SKSS_HALFTONE_TASKARRAY_CPU)
+    if (alg == SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU)
       skss__halftone_taskarray(ctx, job);
     else
       skss__halftone_sequential(alg, job);
@@ -155,7 +155,7 @@ skss_status skss_halftone(skss_ctx *ctx, const skss_halftone_desc *desc, const u
                             .white_above = skss__halftone_white_above(d.threshold),
                             .output = d.output};
   /* A BITS row is ceil(width / 8) bytes. */
-  int64_t out_cols = d.output == SKSS_HALFTONE_BITS ? d.width / 8 + (d.width % 8 != 0) : d.width;
+  int64_t out_cols = d.output == SKSS_HALFTONE_OUTPUT_BITS ? d.width / 8 + (d.width % 8 != 0) : d.width;
   if (st == SKSS_OK) st = skss__check_2d(ctx, FN, "in", d.height, d.width, 1, d.in_pitch, &job.in_pitch);
   if (st == SKSS_OK)
     st = skss__check_2d(ctx, FN, "out", d.height, out_cols, 1, d.out_pitch, &job.out_pitch);

@@ -140,7 +140,7 @@ static skss_status bits_bytes(skss_ctx *ctx, const skss_knapsack_desc *d, const 
 static bool work_bytes(const skss_ctx *ctx, int algorithm, const skss__knap *p, size_t *bytes) {
   *bytes = 0;
   if (p->items == 0) return true;
-  if (algorithm == SKSS_KNAPSACK_TASKARRAY_CPU) return skss__knapsack_taskarray_work(ctx, p, bytes);
+  if (algorithm == SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU) return skss__knapsack_taskarray_work(ctx, p, bytes);
   return skss__knapsack_dp_work(p, bytes);
 }
 
@@ -178,7 +178,7 @@ static void run_algorithm(skss_ctx *ctx, int algorithm, skss__knap *p) {
   }
   /* The oracle backend runs the plain C kernel; the CPU backend the fastest. */
   p->isa = ctx->backend == SKSS_BACKEND_CPU_REF ? SKSS__KNAP_SCALAR : skss__knap_best_isa();
-  if (algorithm == SKSS_KNAPSACK_TASKARRAY_CPU)
+  if (algorithm == SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU)
     skss__knapsack_taskarray(ctx, p);
   else
     skss__knapsack_dp(p);

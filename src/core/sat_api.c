@@ -91,10 +91,10 @@ void skss__sat_zero_border(uint8_t *base, size_t pitch, size_t elem, int64_t hei
 
 void skss__sat_dispatch(skss_ctx *ctx, int algorithm, const skss__sat_plane *plane) {
   switch (algorithm) {
-    case SKSS_SAT_2R2W_CPU: skss__sat_2r2w(plane); break;
-    case SKSS_SAT_4R1W_CPU: skss__sat_4r1w(plane); break;
-    case SKSS_SAT_ROWSCAN_CPU: skss__sat_rowscan(plane); break;
-    case SKSS_SAT_BANDS_CPU: skss__sat_bands(ctx, plane); break;
+    case SKSS_SAT_ALGORITHM_2R2W_CPU: skss__sat_2r2w(plane); break;
+    case SKSS_SAT_ALGORITHM_4R1W_CPU: skss__sat_4r1w(plane); break;
+    case SKSS_SAT_ALGORITHM_ROWSCAN_CPU: skss__sat_rowscan(plane); break;
+    case SKSS_SAT_ALGORITHM_BANDS_CPU: skss__sat_bands(ctx, plane); break;
     default: break;
   }
 }
@@ -110,9 +110,9 @@ static skss_status check_sat_kind(skss_ctx *ctx, const skss_sat_desc *d, const p
                       "%s: type pair %s:%s is not supported (u8:u32, u8:i32, u8:f32, u8:f64, "
                       "i32:i32, u32:u32, f32:f32, f32:f64, f64:f64)",
                       SAT_FN, skss_dtype_name(d->in_type), skss_dtype_name(d->out_type));
-  if (d->layout != SKSS_SAT_INCLUSIVE && d->layout != SKSS_SAT_PADDED)
+  if (d->layout != SKSS_SAT_LAYOUT_INCLUSIVE && d->layout != SKSS_SAT_LAYOUT_PADDED)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown layout %d", SAT_FN, (int)d->layout);
-  if (d->layout == SKSS_SAT_PADDED && (d->height == INT64_MAX || d->width == INT64_MAX))
+  if (d->layout == SKSS_SAT_LAYOUT_PADDED && (d->height == INT64_MAX || d->width == INT64_MAX))
     return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: padded size %lld+1 x %lld+1 overflows int64",
                       SAT_FN, (long long)d->height, (long long)d->width);
   return SKSS_OK;
@@ -140,7 +140,7 @@ skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc, const void *in, v
   const pair_row *pair = NULL;
   skss_status st = check_sat_kind(ctx, &d, &pair);
   if (st != SKSS_OK) return st;
-  const int64_t pad = d.layout == SKSS_SAT_PADDED;
+  const int64_t pad = d.layout == SKSS_SAT_LAYOUT_PADDED;
   const size_t in_elem = skss_dtype_size(d.in_type), out_elem = skss_dtype_size(d.out_type);
   buffer bin = {"input", in, d.height, d.width, in_elem, d.in_pitch, 0, 0};
   buffer bout = {"output", out, d.height + pad, d.width + pad, out_elem, d.out_pitch, 0, 0};
@@ -155,7 +155,7 @@ skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc, const void *in, v
     const skss__sat_call call = {d.height, d.width, pair->pair, in_elem,  out_elem,   pad != 0,
                                  in,       bin.pitch, out,      bout.pitch, out_sq, bsq.pitch};
     /* AUTO is refined per type pair on the device side (cuda/tuning.h). */
-    return skss__cuda_sat(ctx, d.algorithm == SKSS_SAT_AUTO ? SKSS_SAT_AUTO : alg, &call);
+    return skss__cuda_sat(ctx, d.algorithm == SKSS_SAT_ALGORITHM_AUTO ? SKSS_SAT_ALGORITHM_AUTO : alg, &call);
   }
   void *work = skss__scratch(ctx, skss__sat_work_bytes(ctx, alg, pair->pair, d.height, d.width));
   if (work == NULL)
@@ -239,7 +239,7 @@ static skss_status check_box_options(skss_ctx *ctx, const skss_boxfilter_desc *d
   if (d->radius < 0)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: radius %lld is negative", BOX_FN,
                       (long long)d->radius);
-  if (d->border != SKSS_BORDER_CLIP && d->border != SKSS_BORDER_ZERO)
+  if (d->border != SKSS_BOXFILTER_BORDER_CLIP && d->border != SKSS_BOXFILTER_BORDER_ZERO)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown border %d", BOX_FN, (int)d->border);
   return SKSS_OK;
 }

@@ -81,7 +81,7 @@ static inline void window(int64_t k, int64_t r, int64_t n, int64_t *lo, int64_t 
     int64_t x0, x1;                                                                           \
     window(j, job->a->radius, job->a->width, &x0, &x1);                                       \
     uint64_t count =                                                                          \
-        job->a->border == SKSS_BORDER_CLIP ? rows_in * (uint64_t)(x1 - x0) : job->zero_count; \
+        job->a->border == SKSS_BOXFILTER_BORDER_CLIP ? rows_in * (uint64_t)(x1 - x0) : job->zero_count; \
     return mean_##name(v[x1] - v[x0], count, 1.0 / (double)count);                            \
   }                                                                                           \
                                                                                               \
@@ -101,7 +101,7 @@ static inline void window(int64_t k, int64_t r, int64_t n, int64_t *lo, int64_t 
     for (int64_t j = 0; j < mid_lo; j++) out[j] = box_edge_##name(job, v, j, rows_in);        \
     if (mid_hi > mid_lo) {                                                                    \
       const uint64_t count =                                                                  \
-          a->border == SKSS_BORDER_CLIP ? rows_in * (2 * (uint64_t)r + 1) : job->zero_count;  \
+          a->border == SKSS_BOXFILTER_BORDER_CLIP ? rows_in * (2 * (uint64_t)r + 1) : job->zero_count;  \
       const double inv = 1.0 / (double)count;                                                 \
       /* Here mid_lo = r: pixel r + k spans columns [k, 2r + 1 + k). */                       \
       const ws_t *restrict right = v + 2 * r + 1;                                             \
@@ -176,7 +176,7 @@ skss_status skss__boxfilter_u8(skss_ctx *ctx, const char *fn, const skss__box_ar
     return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: a %lld x %lld image can sum past 2^53", fn,
                       (long long)a->height, (long long)a->width);
   const bool all_zero =
-      a->border == SKSS_BORDER_ZERO && (side > BOX_MAX_SIDE || side * side > 510 * max_area);
+      a->border == SKSS_BOXFILTER_BORDER_ZERO && (side > BOX_MAX_SIDE || side * side > 510 * max_area);
   if (a->radius == 0 || all_zero) {
     fill_rows(a, a->radius == 0);
     return SKSS_OK;

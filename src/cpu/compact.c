@@ -1,5 +1,5 @@
 /*
- * compact.c — SKSS_COMPACT_SCAN_CPU: multithreaded stream compaction with the
+ * compact.c — SKSS_COMPACT_ALGORITHM_SCAN_CPU: multithreaded stream compaction with the
  * paper's three steps ("Designing an efficient stream compaction algorithmic
  * function": flag each element, exclusive prefix sum of the flags, scatter
  * each kept element to its slot), done per block of SKSS__COMPACT_BLOCK
@@ -118,15 +118,15 @@ static keep_test integer_test(const skss__compact_job *job) {
   uint64_t lo = a, hi = a;
   bool empty = false;
   switch (job->predicate) {
-    case SKSS_KEEP_LT: empty = a == 0; lo = 0; hi = a - 1; break;
-    case SKSS_KEEP_LE: lo = 0; break;
-    case SKSS_KEEP_GT: empty = a == UINT64_MAX; lo = a + 1; hi = UINT64_MAX; break;
-    case SKSS_KEEP_GE: hi = UINT64_MAX; break;
-    case SKSS_KEEP_RANGE: empty = b == 0; hi = b - 1; break;
-    case SKSS_KEEP_NONZERO: lo = hi = flip; break;
+    case SKSS_COMPACT_KEEP_LT: empty = a == 0; lo = 0; hi = a - 1; break;
+    case SKSS_COMPACT_KEEP_LE: lo = 0; break;
+    case SKSS_COMPACT_KEEP_GT: empty = a == UINT64_MAX; lo = a + 1; hi = UINT64_MAX; break;
+    case SKSS_COMPACT_KEEP_GE: hi = UINT64_MAX; break;
+    case SKSS_COMPACT_KEEP_RANGE: empty = b == 0; hi = b - 1; break;
+    case SKSS_COMPACT_KEEP_NONZERO: lo = hi = flip; break;
     default: break; /* EQ, NE: [a, a] */
   }
-  bool invert = job->predicate == SKSS_KEEP_NE || job->predicate == SKSS_KEEP_NONZERO;
+  bool invert = job->predicate == SKSS_COMPACT_KEEP_NE || job->predicate == SKSS_COMPACT_KEEP_NONZERO;
   if (lo < tmin) lo = tmin;
   if (hi > tmax) hi = tmax;
   if (empty || lo > hi) { /* keeping nothing is inverting everything */
@@ -153,15 +153,15 @@ static keep_test float_test(const skss__compact_job *job) {
   const double b = single ? (double)(float)job->b.f : job->b.f;
   double lo = a, hi = a;
   switch (job->predicate) {
-    case SKSS_KEEP_LT: lo = -INFINITY; hi = float_down(a, single); break;
-    case SKSS_KEEP_LE: lo = -INFINITY; break;
-    case SKSS_KEEP_GT: lo = float_up(a, single); hi = INFINITY; break;
-    case SKSS_KEEP_GE: hi = INFINITY; break;
-    case SKSS_KEEP_RANGE: hi = float_down(b, single); break;
-    case SKSS_KEEP_NONZERO: lo = hi = 0.0; break;
+    case SKSS_COMPACT_KEEP_LT: lo = -INFINITY; hi = float_down(a, single); break;
+    case SKSS_COMPACT_KEEP_LE: lo = -INFINITY; break;
+    case SKSS_COMPACT_KEEP_GT: lo = float_up(a, single); hi = INFINITY; break;
+    case SKSS_COMPACT_KEEP_GE: hi = INFINITY; break;
+    case SKSS_COMPACT_KEEP_RANGE: hi = float_down(b, single); break;
+    case SKSS_COMPACT_KEEP_NONZERO: lo = hi = 0.0; break;
     default: break; /* EQ, NE: [a, a] */
   }
-  const bool invert = job->predicate == SKSS_KEEP_NE || job->predicate == SKSS_KEEP_NONZERO;
+  const bool invert = job->predicate == SKSS_COMPACT_KEEP_NE || job->predicate == SKSS_COMPACT_KEEP_NONZERO;
   return (keep_test){.lo_f = lo, .hi_f = hi, .invert = invert};
 }
 
@@ -395,9 +395,9 @@ static bool avx512_usable(void) {
 
 /* ---- choosing the instantiations ------------------------------------- */
 
-static flag_fn choose_flag(skss_compact_predicate predicate, skss_dtype dtype) {
-  if (predicate == SKSS_KEEP_MASK_BYTES) return flags_mask_bytes;
-  if (predicate == SKSS_KEEP_MASK_BITS) return flags_mask_bits;
+static flag_fn choose_flag(skss_compact_keep predicate, skss_dtype dtype) {
+  if (predicate == SKSS_COMPACT_KEEP_MASK_BYTES) return flags_mask_bytes;
+  if (predicate == SKSS_COMPACT_KEEP_MASK_BITS) return flags_mask_bits;
   if (dtype == SKSS_DTYPE_F32) return flags_f32;
   if (dtype == SKSS_DTYPE_F64) return flags_f64;
   static const flag_fn by_width[] = {[1] = flags_u8, [2] = flags_u16, [4] = flags_u32, [8] = flags_u64};
@@ -424,7 +424,7 @@ static scatter_fn choose_scatter(size_t width, bool want_values, bool want_indic
 }
 
 static keep_test choose_test(const skss__compact_job *job) {
-  if (job->predicate == SKSS_KEEP_MASK_BYTES || job->predicate == SKSS_KEEP_MASK_BITS)
+  if (job->predicate == SKSS_COMPACT_KEEP_MASK_BYTES || job->predicate == SKSS_COMPACT_KEEP_MASK_BITS)
     return (keep_test){.invert = 0};
   if (job->dtype == SKSS_DTYPE_F32 || job->dtype == SKSS_DTYPE_F64) return float_test(job);
   return integer_test(job);
@@ -510,7 +510,7 @@ skss_status skss__compact_scan_cpu(skss_ctx *ctx, const skss__compact_job *job, 
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_compact(): no memory for %lld block counters",
                       (long long)blocks);
   for (int64_t b = 0; b < blocks; b++) atomic_init(&status[b].word, STATUS_UNKNOWN);
-  const bool mask = job->predicate == SKSS_KEEP_MASK_BYTES || job->predicate == SKSS_KEEP_MASK_BITS;
+  const bool mask = job->predicate == SKSS_COMPACT_KEEP_MASK_BYTES || job->predicate == SKSS_COMPACT_KEEP_MASK_BITS;
   scan_state s = {
       .job = job,
       .flag_source = mask ? (const void *)job->mask : job->in,

@@ -1,5 +1,5 @@
 /*
- * compact_ref.c — SKSS_COMPACT_LOOP: the sequential stream compaction the
+ * compact_ref.c — SKSS_COMPACT_ALGORITHM_LOOP: the sequential stream compaction the
  * paper starts from ("The Stream Compaction Function": valid elements are
  * moved from the input vector to the output one, in order): for each element,
  * test the predicate, copy the element and/or its index to the next output
@@ -16,16 +16,16 @@
 #define SKSS__REF_KEEP(S)                                                                 \
   static inline bool keep_##S(const skss__compact_job *job, S x, S a, S b, int64_t k) {   \
     switch (job->predicate) {                                                             \
-      case SKSS_KEEP_LT: return x < a;                                                    \
-      case SKSS_KEEP_LE: return x <= a;                                                   \
-      case SKSS_KEEP_GT: return x > a;                                                    \
-      case SKSS_KEEP_GE: return x >= a;                                                   \
-      case SKSS_KEEP_EQ: return x == a;                                                   \
-      case SKSS_KEEP_NE: return x != a;                                                   \
-      case SKSS_KEEP_RANGE: return a <= x && x < b;                                       \
-      case SKSS_KEEP_NONZERO: return x != 0;                                              \
-      case SKSS_KEEP_MASK_BYTES: return job->mask[k] != 0;                                \
-      case SKSS_KEEP_MASK_BITS: return (job->mask[k / 8] >> (k % 8)) & 1u;                \
+      case SKSS_COMPACT_KEEP_LT: return x < a;                                                    \
+      case SKSS_COMPACT_KEEP_LE: return x <= a;                                                   \
+      case SKSS_COMPACT_KEEP_GT: return x > a;                                                    \
+      case SKSS_COMPACT_KEEP_GE: return x >= a;                                                   \
+      case SKSS_COMPACT_KEEP_EQ: return x == a;                                                   \
+      case SKSS_COMPACT_KEEP_NE: return x != a;                                                   \
+      case SKSS_COMPACT_KEEP_RANGE: return a <= x && x < b;                                       \
+      case SKSS_COMPACT_KEEP_NONZERO: return x != 0;                                              \
+      case SKSS_COMPACT_KEEP_MASK_BYTES: return job->mask[k] != 0;                                \
+      case SKSS_COMPACT_KEEP_MASK_BITS: return (job->mask[k / 8] >> (k % 8)) & 1u;                \
     }                                                                                     \
     return false;                                                                         \
   }

@@ -1,5 +1,5 @@
 /*
- * halftone.c — SKSS_HALFTONE_TASKARRAY_CPU: error collection as a CPU task
+ * halftone.c — SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU: error collection as a CPU task
  * array (skss-task-arrays.md, Section V.C: strips of rows, each strip's
  * pixels run as a parallelogram, strips soft-synchronised).
  *
@@ -60,7 +60,7 @@ bool skss__halftone_taskarray_scratch(const skss_ctx *ctx, const skss__halftone_
                                       size_t *bytes) {
   size_t ring, with_sync, byte_rows = 0;
   int64_t strips = strips_of(job->height);
-  bool bits = job->output == SKSS_HALFTONE_BITS;
+  bool bits = job->output == SKSS_HALFTONE_OUTPUT_BITS;
   return (uint64_t)job->width <= SIZE_MAX - 64 &&
          skss__mul_size(ta_stride(job->width), RING * sizeof(int16_t), &ring) &&
          (uint64_t)strips <= SIZE_MAX / sizeof(skss__row_progress) &&
@@ -135,7 +135,7 @@ SKSS__HT_INLINE int64_t pair_span(const skss_dither_kernel_info *k, int white_ab
 static skss__ec_row row_state(const ta_run *run, int64_t y, uint8_t *byte_row) {
   const skss__halftone_job *job = run->job;
   skss__ec_row r = {.in = job->in + (size_t)y * job->in_pitch,
-                    .out = job->output == SKSS_HALFTONE_BYTES ? job->out + (size_t)y * job->out_pitch
+                    .out = job->output == SKSS_HALFTONE_OUTPUT_BYTES ? job->out + (size_t)y * job->out_pitch
                                                               : byte_row,
                     .cur = ring_row(run, y),
                     .up1 = ring_row(run, y - 1),
@@ -197,7 +197,7 @@ void skss__halftone_taskarray(skss_ctx *ctx, const skss__halftone_job *job) {
   int64_t strips = strips_of(job->height);
   memset(run.ring, 0, ring_bytes);
   skss__rowsync_init(&run.sync, strips, (uint8_t *)job->scratch + ring_bytes);
-  run.byte_rows = job->output == SKSS_HALFTONE_BITS
+  run.byte_rows = job->output == SKSS_HALFTONE_OUTPUT_BITS
                       ? (uint8_t *)job->scratch + ring_bytes + skss__rowsync_bytes(strips)
                       : NULL;
   skss__parallel(ctx, workers_for(ctx, job->height), ta_worker, &run);

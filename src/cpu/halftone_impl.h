@@ -55,7 +55,7 @@
 #define SKSS__DITHER_SWITCH(kernel, CALL)                       \
   switch (kernel) { SKSS__DITHER_KERNELS(SKSS__DITHER_CASE, CALL) }
 #define SKSS__DITHER_CASE(CALL, suffix, ...)                                              \
-  case SKSS_DITHER_##suffix: {                                                            \
+  case SKSS_DITHER_KERNEL_##suffix: {                                                            \
     static const skss_dither_kernel_info skss__kernel_ = SKSS__DITHER_INFO(__VA_ARGS__);  \
     CALL(&skss__kernel_);                                                                 \
     break;                                                                                \
@@ -186,13 +186,13 @@ SKSS__HT_INLINE void skss__ec_rc_span(const skss_dither_kernel_info *k, int whit
 /* Scratch bytes the sequential `algorithm` needs; false on overflow. */
 bool skss__halftone_sequential_scratch(skss_halftone_algorithm algorithm, const skss__halftone_job *job,
                                        size_t *bytes);
-/* SKSS_HALFTONE_ED, EC, ED_RC, EC_RC on the calling thread. */
+/* SKSS_HALFTONE_ALGORITHM_ED, EC, ED_RC, EC_RC on the calling thread. */
 void skss__halftone_sequential(skss_halftone_algorithm algorithm, const skss__halftone_job *job);
 
 /* Scratch bytes of the task array on ctx's threads; false on overflow. */
 bool skss__halftone_taskarray_scratch(const skss_ctx *ctx, const skss__halftone_job *job,
                                       size_t *bytes);
-/* SKSS_HALFTONE_TASKARRAY_CPU on the context's threads. */
+/* SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU on the context's threads. */
 void skss__halftone_taskarray(skss_ctx *ctx, const skss__halftone_job *job);
 
 #endif

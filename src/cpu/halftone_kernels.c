@@ -6,7 +6,7 @@
 #include "halftone_impl.h"
 
 #define SKSS__DITHER_TABLE_ROW(unused, suffix, ...) \
-  [SKSS_DITHER_##suffix] = SKSS__DITHER_INFO(__VA_ARGS__),
+  [SKSS_DITHER_KERNEL_##suffix] = SKSS__DITHER_INFO(__VA_ARGS__),
 
 const skss_dither_kernel_info skss__dither_kernels[SKSS_DITHER_KERNEL_COUNT] = {
     SKSS__DITHER_KERNELS(SKSS__DITHER_TABLE_ROW, 0)};

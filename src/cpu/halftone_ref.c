@@ -28,9 +28,9 @@ static size_t ring_stride(int64_t width) { return (size_t)width + 2 * PAD; }
 
 bool skss__halftone_sequential_scratch(skss_halftone_algorithm algorithm, const skss__halftone_job *job,
                                        size_t *bytes) {
-  size_t elem = algorithm == SKSS_HALFTONE_ED || algorithm == SKSS_HALFTONE_ED_RC ? sizeof(int32_t)
+  size_t elem = algorithm == SKSS_HALFTONE_ALGORITHM_ED || algorithm == SKSS_HALFTONE_ALGORITHM_ED_RC ? sizeof(int32_t)
                                                                                  : sizeof(int16_t);
-  size_t ring, row_bytes = job->output == SKSS_HALFTONE_BITS ? (size_t)job->width : 0;
+  size_t ring, row_bytes = job->output == SKSS_HALFTONE_OUTPUT_BITS ? (size_t)job->width : 0;
   return (uint64_t)job->width <= SIZE_MAX - 2 * PAD &&
          skss__mul_size(ring_stride(job->width), RING * elem, &ring) &&
          skss__add_size(ring, row_bytes, bytes);
@@ -42,12 +42,12 @@ bool skss__halftone_sequential_scratch(skss_halftone_algorithm algorithm, const 
 
 /* Where row y's 0/255 bytes go: the output row (BYTES) or the byte row. */
 static uint8_t *row_bytes(const skss__halftone_job *job, int64_t y, uint8_t *byte_row) {
-  return job->output == SKSS_HALFTONE_BYTES ? job->out + (size_t)y * job->out_pitch : byte_row;
+  return job->output == SKSS_HALFTONE_OUTPUT_BYTES ? job->out + (size_t)y * job->out_pitch : byte_row;
 }
 
 /* Packs the byte row into output row y when the output is BITS. */
 static void row_done(const skss__halftone_job *job, int64_t y, const uint8_t *byte_row) {
-  if (job->output == SKSS_HALFTONE_BITS)
+  if (job->output == SKSS_HALFTONE_OUTPUT_BITS)
     skss__halftone_pack_bits(byte_row, job->width, job->out + (size_t)y * job->out_pitch);
 }
 
@@ -167,10 +167,10 @@ void skss__halftone_sequential(skss_halftone_algorithm algorithm, const skss__ha
 #define RUN_ED_RC(k) ed_rc_image(k, job)
 #define RUN_EC_RC(k) ec_rc_image(k, job)
   switch (algorithm) {
-    case SKSS_HALFTONE_ED: SKSS__DITHER_SWITCH(job->kernel, RUN_ED) break;
-    case SKSS_HALFTONE_EC: SKSS__DITHER_SWITCH(job->kernel, RUN_EC) break;
-    case SKSS_HALFTONE_ED_RC: SKSS__DITHER_SWITCH(job->kernel, RUN_ED_RC) break;
-    case SKSS_HALFTONE_EC_RC:
+    case SKSS_HALFTONE_ALGORITHM_ED: SKSS__DITHER_SWITCH(job->kernel, RUN_ED) break;
+    case SKSS_HALFTONE_ALGORITHM_EC: SKSS__DITHER_SWITCH(job->kernel, RUN_EC) break;
+    case SKSS_HALFTONE_ALGORITHM_ED_RC: SKSS__DITHER_SWITCH(job->kernel, RUN_ED_RC) break;
+    case SKSS_HALFTONE_ALGORITHM_EC_RC:
     default: SKSS__DITHER_SWITCH(job->kernel, RUN_EC_RC) break;
   }
 #undef RUN_ED

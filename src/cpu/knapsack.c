@@ -1,5 +1,5 @@
 /*
- * knapsack.c — SKSS_KNAPSACK_TASKARRAY_CPU: the 0-1 knapsack DP as a forward
+ * knapsack.c — SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU: the 0-1 knapsack DP as a forward
  * task array run by Single Kernel Soft Synchronization on CPU threads
  * (skss-task-arrays.md, Sections IV and V.A; rowsync.h).
  *

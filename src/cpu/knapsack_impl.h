@@ -67,10 +67,10 @@ bool skss__knap_row_bytes(const skss__knap *p, size_t *bytes);
 /* Cell c of a value row. */
 int64_t skss__knap_cell(const skss__knap *p, const void *row, int64_t c);
 
-/* SKSS_KNAPSACK_DP: rows one after another in two value rows. */
+/* SKSS_KNAPSACK_ALGORITHM_DP: rows one after another in two value rows. */
 bool skss__knapsack_dp_work(const skss__knap *p, size_t *bytes);
 void skss__knapsack_dp(skss__knap *p);
-/* SKSS_KNAPSACK_TASKARRAY_CPU: rows on a task array of capacity chunks, run
+/* SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU: rows on a task array of capacity chunks, run
  * on the context's threads; its work holds a ring of value rows and the
  * row-progress counters. */
 bool skss__knapsack_taskarray_work(const skss_ctx *ctx, const skss__knap *p, size_t *bytes);

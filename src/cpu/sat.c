@@ -266,8 +266,8 @@ static int band_count(const skss_ctx *ctx, int64_t height) {
 size_t skss__sat_work_bytes(const skss_ctx *ctx, int algorithm, skss__sat_pair pair, int64_t height,
                             int64_t width) {
   switch (algorithm) {
-    case SKSS_SAT_ROWSCAN_CPU: return buffer_stride(pair, width);
-    case SKSS_SAT_BANDS_CPU: return (size_t)band_count(ctx, height) * buffer_stride(pair, width);
+    case SKSS_SAT_ALGORITHM_ROWSCAN_CPU: return buffer_stride(pair, width);
+    case SKSS_SAT_ALGORITHM_BANDS_CPU: return (size_t)band_count(ctx, height) * buffer_stride(pair, width);
     default: return 0;
   }
 }

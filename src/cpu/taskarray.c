@@ -39,9 +39,9 @@ static void record_failure(run_state *s, skss_status st) {
 static bool dep_allowed(const skss_taskarray_desc *d, int64_t row, int64_t col, int64_t r, int64_t c) {
   if (r < 0 || r >= row || c < 0 || c >= d->cols) return false;
   switch (d->kind) {
-    case SKSS_TASKARRAY_FORWARD: return c < col;
-    case SKSS_TASKARRAY_FAIR: return c <= col;
-    case SKSS_TASKARRAY_BACKWARD: return c <= col + d->reach * (row - r);
+    case SKSS_TASKARRAY_KIND_FORWARD: return c < col;
+    case SKSS_TASKARRAY_KIND_FAIR: return c <= col;
+    case SKSS_TASKARRAY_KIND_BACKWARD: return c <= col + d->reach * (row - r);
   }
   return false;
 }
@@ -49,7 +49,7 @@ static bool dep_allowed(const skss_taskarray_desc *d, int64_t row, int64_t col, 
 /* Column count row `row - 1` must have finished before (row, col) may run,
  * for the default dependencies (transitively covering all earlier rows). */
 static int64_t default_need(const skss_taskarray_desc *d, int64_t col) {
-  int64_t need = d->kind == SKSS_TASKARRAY_BACKWARD ? col + d->reach + 1 : col + 1;
+  int64_t need = d->kind == SKSS_TASKARRAY_KIND_BACKWARD ? col + d->reach + 1 : col + 1;
   return need < d->cols ? need : d->cols;
 }
 
@@ -102,9 +102,9 @@ static void skss_worker(int worker, int workers, void *arg) {
 /* Level of task (row, col) in the conventional schedule, and its inverse. */
 static int64_t level_stride(const skss_taskarray_desc *d) {
   switch (d->kind) {
-    case SKSS_TASKARRAY_FORWARD: return 0;
-    case SKSS_TASKARRAY_FAIR: return 1;
-    case SKSS_TASKARRAY_BACKWARD: return d->reach + 1;
+    case SKSS_TASKARRAY_KIND_FORWARD: return 0;
+    case SKSS_TASKARRAY_KIND_FAIR: return 1;
+    case SKSS_TASKARRAY_KIND_BACKWARD: return d->reach + 1;
   }
   return 1;
 }
@@ -151,17 +151,17 @@ static skss_status validate(skss_ctx *ctx, const skss_taskarray_desc *d) {
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: size %lld x %lld is negative", FN,
                       (long long)d->rows, (long long)d->cols);
   if (d->task == NULL) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: desc->task is NULL", FN);
-  if (d->kind != SKSS_TASKARRAY_FORWARD && d->kind != SKSS_TASKARRAY_FAIR &&
-      d->kind != SKSS_TASKARRAY_BACKWARD)
+  if (d->kind != SKSS_TASKARRAY_KIND_FORWARD && d->kind != SKSS_TASKARRAY_KIND_FAIR &&
+      d->kind != SKSS_TASKARRAY_KIND_BACKWARD)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown kind %d", FN, (int)d->kind);
-  if (d->kind == SKSS_TASKARRAY_BACKWARD && (d->reach < 1 || d->reach > INT64_MAX / 4))
+  if (d->kind == SKSS_TASKARRAY_KIND_BACKWARD && (d->reach < 1 || d->reach > INT64_MAX / 4))
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: a backward array needs reach >= 1 (got %lld)",
                       FN, (long long)d->reach);
-  if (d->schedule != SKSS_TASKARRAY_SKSS && d->schedule != SKSS_TASKARRAY_CONVENTIONAL &&
-      d->schedule != SKSS_TASKARRAY_SEQUENTIAL)
+  if (d->schedule != SKSS_TASKARRAY_SCHEDULE_SKSS && d->schedule != SKSS_TASKARRAY_SCHEDULE_CONVENTIONAL &&
+      d->schedule != SKSS_TASKARRAY_SCHEDULE_SEQUENTIAL)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown schedule %d", FN, (int)d->schedule);
   int64_t stride = level_stride(d), levels;
-  if (d->schedule == SKSS_TASKARRAY_CONVENTIONAL && d->rows > 0 &&
+  if (d->schedule == SKSS_TASKARRAY_SCHEDULE_CONVENTIONAL && d->rows > 0 &&
       (!skss__mul_i64(stride, d->rows, &levels) || levels > INT64_MAX - d->cols))
     return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: the number of partitions overflows int64", FN);
   return SKSS_OK;
@@ -185,8 +185,8 @@ skss_status skss_taskarray_run(skss_ctx *ctx, const skss_taskarray_desc *desc) {
   atomic_init(&s.stop_level, INT64_MAX);
   skss__rowsync_init(&s.sync, desc->rows, storage);
   int workers = ctx->threads;
-  if (desc->schedule == SKSS_TASKARRAY_SEQUENTIAL) workers = 1;
-  if (desc->schedule == SKSS_TASKARRAY_CONVENTIONAL) {
+  if (desc->schedule == SKSS_TASKARRAY_SCHEDULE_SEQUENTIAL) workers = 1;
+  if (desc->schedule == SKSS_TASKARRAY_SCHEDULE_CONVENTIONAL) {
     skss__barrier_init(&s.barrier, (unsigned)workers);
     skss__parallel(ctx, workers, conventional_worker, &s);
   } else {

@@ -58,7 +58,7 @@ skss_status make_plan(skss_ctx *ctx, const skss__box_args *a, box_plan *p) {
     return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: a %lld x %lld image can sum past 2^53", FN,
                       (long long)a->height, (long long)a->width);
   const bool clear =
-      a->border == SKSS_BORDER_ZERO && (side > MAX_SIDE || side * side > 510 * max_area);
+      a->border == SKSS_BOXFILTER_BORDER_ZERO && (side > MAX_SIDE || side * side > 510 * max_area);
   p->mode = a->radius == 0 ? BOX_COPY : clear ? BOX_CLEAR : BOX_FILTER;
   p->zero_count = p->mode == BOX_FILTER ? side * side : 0;
   return SKSS_OK;
@@ -205,7 +205,7 @@ skss_status filter(skss_ctx *ctx, const skss__box_args *a, const box_plan *p,
   skss_status st = skss__cuda_sat_plane(ctx, a->sat_algorithm, &plane, arena + l->scratch_at);
   if (st != SKSS_OK) return st;
   const box_kernel_args k = {sat,       l->sat_pitch, out->dev, out->dev_pitch,
-                             a->height, a->width,     a->radius, a->border == SKSS_BORDER_CLIP,
+                             a->height, a->width,     a->radius, a->border == SKSS_BOXFILTER_BORDER_CLIP,
                              p->zero_count};
   const dim3 block(BOX_COLS, BOX_ROWS);
   const dim3 grid((unsigned)blocks(a->width, BOX_COLS, INT_MAX),

@@ -135,8 +135,8 @@
  * run (the order in which its look-backs add carries depends on timing),
  * always within the documented bound: SCANROWCOLUMN_KS, named, is the
  * fastest whose float results repeat bit for bit. */
-#define SKSS_CUDA_SAT_AUTO_INTEGER SKSS_SAT_ONEPASS
-#define SKSS_CUDA_SAT_AUTO_FLOAT SKSS_SAT_ONEPASS
+#define SKSS_CUDA_SAT_AUTO_INTEGER SKSS_SAT_ALGORITHM_ONEPASS
+#define SKSS_CUDA_SAT_AUTO_FLOAT SKSS_SAT_ALGORITHM_ONEPASS
 
 /* ---- Halftone: the error-diffusion paper's GPU variants
  * (halftone/halftone_pram.cu, halftone_parallelogram.cu) ---- */

@@ -106,7 +106,7 @@ static void check_call(skss_ctx *cuda, const image *im, const cuda_call *c, cons
       if (g[j] != w[j])
         TU_FAIL("%s %lldx%lld r=%lld %s in %s out %s pad %zu: (%lld, %lld) got %d, cpu %d",
                 skss_algorithm_name(SKSS_OP_SAT, c->alg), (long long)im->h, (long long)im->w,
-                (long long)c->radius, c->border == SKSS_BORDER_CLIP ? "clip" : "zero",
+                (long long)c->radius, c->border == SKSS_BOXFILTER_BORDER_CLIP ? "clip" : "zero",
                 c->in_dev ? "device" : "host", c->out_dev ? "device" : "host", c->out_pad,
                 (long long)i, (long long)j, g[j], w[j]);
     for (size_t k = (size_t)im->w; k < out_pitch; k++)
@@ -118,7 +118,7 @@ static void check_call(skss_ctx *cuda, const image *im, const cuda_call *c, cons
 /* The CUDA SAT algorithms, and AUTO. */
 static int cuda_algorithms(int *algs) {
   int n = 0;
-  algs[n++] = SKSS_SAT_AUTO;
+  algs[n++] = SKSS_SAT_ALGORITHM_AUTO;
   for (int alg = 1; alg < 64; alg++)
     if (skss_algorithm_supported(SKSS_OP_SAT, alg, SKSS_BACKEND_CUDA)) algs[n++] = alg;
   return n;
@@ -133,7 +133,7 @@ static void check_image(skss_ctx *cuda, skss_ctx *cpu, const image *im, const in
   const int n_algs = cuda_algorithms(algs);
   for (int b = 0; b < 2; b++) {
     for (int k = 0; k < n_radii; k++) {
-      const skss_boxfilter_border border = b ? SKSS_BORDER_ZERO : SKSS_BORDER_CLIP;
+      const skss_boxfilter_border border = b ? SKSS_BOXFILTER_BORDER_ZERO : SKSS_BOXFILTER_BORDER_CLIP;
       uint8_t *want = reference(cpu, im, radii[k], border);
       for (int a = 0; a < n_algs; a++) {
         const int kind = a + k + 3 * b;
@@ -202,7 +202,7 @@ static void test_errors_and_empty_images(void **state) {
   d.height = 3;
   d.width = 4;
   skss_boxfilter_desc e = d;
-  e.sat_algorithm = SKSS_SAT_BANDS_CPU;
+  e.sat_algorithm = SKSS_SAT_ALGORITHM_BANDS_CPU;
   expect_status(cuda, &e, in, out, SKSS_ERR_UNSUPPORTED, "bands-cpu");
   expect_status(cuda, &d, NULL, out, SKSS_ERR_INVALID_ARG, "input is NULL");
   /* Sizes whose workspace or sums overflow (pointers far apart, never read). */
@@ -228,11 +228,11 @@ static void test_errors_and_empty_images(void **state) {
   memset(out, 0xA5, sizeof out);
   e = d;
   e.radius = INT64_MAX;
-  e.border = SKSS_BORDER_ZERO;
+  e.border = SKSS_BOXFILTER_BORDER_ZERO;
   for (int k = 0; k < 12; k++) in[k] = (uint8_t)(k * 20);
   TU_OK(cuda, skss_boxfilter_u8(cuda, &e, in, out));
   for (int k = 0; k < 12; k++) assert_int_equal(out[k], 0);
-  e.border = SKSS_BORDER_CLIP;
+  e.border = SKSS_BOXFILTER_BORDER_CLIP;
   TU_OK(cuda, skss_boxfilter_u8(cuda, &e, in, out));
   for (int k = 0; k < 12; k++) assert_int_equal(out[k], 110); /* 1320 / 12 */
   skss_ctx_destroy(cuda);

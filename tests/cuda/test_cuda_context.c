@@ -53,13 +53,13 @@ static void test_missing_primitive_is_unsupported(void **state) {
   skss_sat_desc sd = SKSS_SAT_DESC_INIT;
   sd.height = 2;
   sd.width = 2;
-  if (!skss_algorithm_supported(SKSS_OP_SAT, SKSS_SAT_AUTO, SKSS_BACKEND_CUDA)) {
+  if (!skss_algorithm_supported(SKSS_OP_SAT, SKSS_SAT_ALGORITHM_AUTO, SKSS_BACKEND_CUDA)) {
     assert_int_equal(skss_sat(ctx, &sd, in, out, NULL), SKSS_ERR_UNSUPPORTED);
     assert_non_null(strstr(skss_ctx_last_error(ctx), "cuda"));
     assert_int_equal(out[3], 0);
   }
   /* CPU algorithms are never run by the CUDA backend. */
-  sd.algorithm = SKSS_SAT_BANDS_CPU;
+  sd.algorithm = SKSS_SAT_ALGORITHM_BANDS_CPU;
   assert_int_equal(skss_sat(ctx, &sd, in, out, NULL), SKSS_ERR_UNSUPPORTED);
   skss_ctx_destroy(ctx);
 }

@@ -65,7 +65,7 @@ typedef struct layout {
 } layout;
 
 static size_t out_row_bytes(const layout *l) {
-  return l->output == SKSS_HALFTONE_BITS ? (size_t)(l->w + 7) / 8 : (size_t)l->w;
+  return l->output == SKSS_HALFTONE_OUTPUT_BITS ? (size_t)(l->w + 7) / 8 : (size_t)l->w;
 }
 
 /* A layout with optional padding after each row and each image. */
@@ -104,7 +104,7 @@ static void reference(skss_ctx *ref, const layout *l, skss_dither_kernel k, int 
                       const uint8_t *in, uint8_t *want) {
   layout one = *l;
   one.images = 1;
-  skss_halftone_desc d = make_desc(&one, k, threshold, SKSS_HALFTONE_ED);
+  skss_halftone_desc d = make_desc(&one, k, threshold, SKSS_HALFTONE_ALGORITHM_ED);
   d.images = 1;
   for (int64_t i = 0; i < l->images; i++)
     TU_OK(ref, skss_halftone(ref, &d, in + (size_t)i * l->in_stride, want + (size_t)i * l->out_stride));
@@ -161,7 +161,7 @@ static int matches_reference(skss_ctx *cuda, skss_ctx *ref, const spec *s, const
     /* the first differing pixel: a byte of BYTES, a bit (first pixel in
      * the MSB) of BITS; past the width or height it is padding */
     int64_t x = (int64_t)col;
-    if (l->output == SKSS_HALFTONE_BITS) {
+    if (l->output == SKSS_HALFTONE_OUTPUT_BITS) {
       int bit = 0;
       while (!(((want[first] ^ got[first]) << bit) & 0x80)) bit++;
       x = (int64_t)col * 8 + bit;
@@ -171,7 +171,7 @@ static int matches_reference(skss_ctx *cuda, skss_ctx *ref, const spec *s, const
                 "(%zu, %lld)%s: byte %d, want %d\n",
                 skss_algorithm_name(SKSS_OP_HALFTONE, s->alg), info.name, (long long)l->h,
                 (long long)l->w, (long long)l->images, s->threshold, what,
-                l->output == SKSS_HALFTONE_BITS ? "bits" : "bytes", s->device_ptrs ? "device" : "host",
+                l->output == SKSS_HALFTONE_OUTPUT_BITS ? "bits" : "bytes", s->device_ptrs ? "device" : "host",
                 l->in_pitch, bad, img, row, (long long)x, padding ? " (padding)" : "", got[first],
                 want[first]);
   }
@@ -196,8 +196,8 @@ static int check_one(skss_ctx *cuda, skss_ctx *ref, tu_rng *r, const spec *s) {
  * per step, runs only one 2-row slope-2 and one 3-row slope-3 kernel (its
  * code differs between kernels only in the weights). */
 static int sanitizer_skips(int alg, int kernel) {
-  return alg <= SKSS_HALFTONE_PEC2_PERM && kernel != SKSS_DITHER_FLOYD_STEINBERG &&
-         kernel != SKSS_DITHER_JARVIS_JUDICE_NINKE;
+  return alg <= SKSS_HALFTONE_ALGORITHM_PEC2_PERM && kernel != SKSS_DITHER_KERNEL_FLOYD_STEINBERG &&
+         kernel != SKSS_DITHER_KERNEL_JARVIS_JUDICE_NINKE;
 }
 
 static const int64_t SHAPES[][2] = {{1, 1}, {1, 77}, {77, 1}, {33, 31}, {40, 70}, {130, 9},
@@ -255,7 +255,7 @@ static void test_batches(void **state) {
       const skss_dither_kernel k = (skss_dither_kernel)((alg + v) % SKSS_DITHER_KERNEL_COUNT);
       /* the PRAM family launches once per step (and image): under racecheck,
        * which pays per launch, a small batch of small images */
-      const int pram = alg <= SKSS_HALFTONE_PEC2_PERM;
+      const int pram = alg <= SKSS_HALFTONE_ALGORITHM_PEC2_PERM;
       const int64_t h = small ? (pram ? 11 : 37) : 300, w = small ? (pram ? 13 : 45) : 211,
                     images = small ? (pram ? 2 : 3) : 7;
       spec s = {alg, k, make_layout(h, w, images, v % 2, (skss_halftone_output)(v / 2 % 2)), 128,
@@ -282,12 +282,12 @@ static void test_callers_stream(void **state) {
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 2);
   const int small = env_on("SKSS_TEST_SMALL");
-  const layout l = make_layout(small ? 65 : 513, small ? 57 : 257, 2, 1, SKSS_HALFTONE_BYTES);
+  const layout l = make_layout(small ? 65 : 513, small ? 57 : 257, 2, 1, SKSS_HALFTONE_OUTPUT_BYTES);
   uint8_t *in = malloc(in_bytes(&l)), *want = malloc(out_bytes(&l)), *got = malloc(out_bytes(&l));
   memset(in, 0, in_bytes(&l));
   for (int i = 0; i < 2; i++) fill_image(&r, in + (size_t)i * l.in_stride, l.h, l.w, l.in_pitch, 1);
   memset(want, 0x11, out_bytes(&l));
-  reference(ref, &l, SKSS_DITHER_STUCKI, 128, in, want);
+  reference(ref, &l, SKSS_DITHER_KERNEL_STUCKI, 128, in, want);
   void *din, *dout;
   assert_int_equal(cudaMalloc(&din, in_bytes(&l)), cudaSuccess);
   assert_int_equal(cudaMalloc(&dout, out_bytes(&l)), cudaSuccess);
@@ -295,7 +295,7 @@ static void test_callers_stream(void **state) {
     if (!cuda_alg(alg)) continue;
     cudaMemcpyAsync(din, in, in_bytes(&l), cudaMemcpyHostToDevice, stream);
     cudaMemsetAsync(dout, 0x11, out_bytes(&l), stream);
-    const skss_halftone_desc d = make_desc(&l, SKSS_DITHER_STUCKI, 128, alg);
+    const skss_halftone_desc d = make_desc(&l, SKSS_DITHER_KERNEL_STUCKI, 128, alg);
     TU_OK(cuda, skss_halftone(cuda, &d, din, dout));
     cudaMemcpyAsync(got, dout, out_bytes(&l), cudaMemcpyDeviceToHost, stream);
     assert_int_equal(cudaStreamSynchronize(stream), cudaSuccess);
@@ -303,7 +303,7 @@ static void test_callers_stream(void **state) {
       TU_FAIL("%s on the caller's stream differs", skss_algorithm_name(SKSS_OP_HALFTONE, alg));
   }
   /* AUTO on CUDA is one of the CUDA algorithms. */
-  const skss_halftone_desc d = make_desc(&l, SKSS_DITHER_STUCKI, 128, SKSS_HALFTONE_AUTO);
+  const skss_halftone_desc d = make_desc(&l, SKSS_DITHER_KERNEL_STUCKI, 128, SKSS_HALFTONE_ALGORITHM_AUTO);
   TU_OK(cuda, skss_halftone(cuda, &d, din, dout));
   cudaMemcpyAsync(got, dout, out_bytes(&l), cudaMemcpyDeviceToHost, stream);
   assert_int_equal(cudaStreamSynchronize(stream), cudaSuccess);
@@ -326,7 +326,7 @@ static void test_stress_many_strips(void **state) {
   skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 3);
-  const int algs[] = {SKSS_HALFTONE_SKSS, SKSS_HALFTONE_STRIPS};
+  const int algs[] = {SKSS_HALFTONE_ALGORITHM_SKSS, SKSS_HALFTONE_ALGORITHM_STRIPS};
   int failed = 0;
   skss_device_info info;
   TU_OK(NULL, skss_device_get_info(0, &info));
@@ -335,7 +335,7 @@ static void test_stress_many_strips(void **state) {
      * SMs (of 64 or 128 rows), so that each block of `strips` (a block an
      * SM for one image) takes several strips in turn, reusing its rings. */
     const int64_t rows = (2 * (int64_t)info.multiprocessors + 3) * 128 + 5;
-    spec tall = {SKSS_HALFTONE_STRIPS, SKSS_DITHER_FLOYD_STEINBERG, make_layout(rows, 9, 1, 0, SKSS_HALFTONE_BYTES),
+    spec tall = {SKSS_HALFTONE_ALGORITHM_STRIPS, SKSS_DITHER_KERNEL_FLOYD_STEINBERG, make_layout(rows, 9, 1, 0, SKSS_HALFTONE_OUTPUT_BYTES),
                  128, 0, 1};
     if (cuda_alg(tall.alg)) failed += !check_one(cuda, ref, &r, &tall);
     if (failed) TU_FAIL("the small stress case differs from the CPU reference");
@@ -345,17 +345,17 @@ static void test_stress_many_strips(void **state) {
   }
   for (int a = 0; a < 2; a++)
     for (int k = 0; k < 2 && cuda_alg(algs[a]); k++) {
-      const skss_dither_kernel kernel = k ? SKSS_DITHER_JARVIS_JUDICE_NINKE : SKSS_DITHER_FLOYD_STEINBERG;
-      spec tall = {algs[a], kernel, make_layout(1 << 20, 9, 1, 0, SKSS_HALFTONE_BYTES), 128, 0, 1};
-      spec many = {algs[a], kernel, make_layout(70, 61, 3000, 1, SKSS_HALFTONE_BITS), 100, 1, 1};
+      const skss_dither_kernel kernel = k ? SKSS_DITHER_KERNEL_JARVIS_JUDICE_NINKE : SKSS_DITHER_KERNEL_FLOYD_STEINBERG;
+      spec tall = {algs[a], kernel, make_layout(1 << 20, 9, 1, 0, SKSS_HALFTONE_OUTPUT_BYTES), 128, 0, 1};
+      spec many = {algs[a], kernel, make_layout(70, 61, 3000, 1, SKSS_HALFTONE_OUTPUT_BITS), 100, 1, 1};
       failed += !check_one(cuda, ref, &r, &tall);
       failed += !check_one(cuda, ref, &r, &many);
-      if (algs[a] == SKSS_HALFTONE_STRIPS) {
+      if (algs[a] == SKSS_HALFTONE_ALGORITHM_STRIPS) {
         /* one image too wide for the narrow strips of one image (they need
          * width + span <= SMs x slope x 64: here wider for slopes 2 and 3),
          * so it takes the wide strips, a block an SM */
         const int64_t w = (int64_t)info.multiprocessors * 3 * 64 + 1001;
-        spec wide = {algs[a], kernel, make_layout(300, w, 1, 1, SKSS_HALFTONE_BYTES), 128, 0, 1};
+        spec wide = {algs[a], kernel, make_layout(300, w, 1, 1, SKSS_HALFTONE_OUTPUT_BYTES), 128, 0, 1};
         failed += !check_one(cuda, ref, &r, &wide);
       }
     }
@@ -473,7 +473,7 @@ static void test_timing(void **state) {
   skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 4);
-  const int algs[] = {SKSS_HALFTONE_SKSS, SKSS_HALFTONE_STRIPS};
+  const int algs[] = {SKSS_HALFTONE_ALGORITHM_SKSS, SKSS_HALFTONE_ALGORITHM_STRIPS};
   const int64_t sides[] = {1024, 4096, 16384, 32768};
   const size_t max_n = (size_t)64 << 24; /* the batch: 64 x 4K x 4K */
   uint8_t *in = malloc(max_n), *want = malloc((size_t)1 << 28), *got = malloc((size_t)1 << 28);
@@ -491,8 +491,8 @@ static void test_timing(void **state) {
     const int64_t w = (int64_t)1 << 22;
     for (int a = 0; a < 2; a++) {
       if (!cuda_alg(algs[a])) continue;
-      layout l = make_layout(1, w, 1, 0, SKSS_HALFTONE_BYTES);
-      skss_halftone_desc d = make_desc(&l, SKSS_DITHER_FLOYD_STEINBERG, 128, algs[a]);
+      layout l = make_layout(1, w, 1, 0, SKSS_HALFTONE_OUTPUT_BYTES);
+      skss_halftone_desc d = make_desc(&l, SKSS_DITHER_KERNEL_FLOYD_STEINBERG, 128, algs[a]);
       const double ms = time_call(cuda, &d, din, dout, 3);
       printf("%-7s FS 1 x 4M: %.3f ms = %.2f ns per dependent pixel step\n",
              skss_algorithm_name(SKSS_OP_HALFTONE, algs[a]), ms, ms * 1e6 / (double)w);
@@ -501,11 +501,11 @@ static void test_timing(void **state) {
   for (int si = 0; si < 4; si++) {
     const int64_t s = sides[si];
     const size_t n = (size_t)(s * s);
-    layout l = make_layout(s, s, 1, 0, SKSS_HALFTONE_BYTES);
-    if (si < 3) reference(ref, &l, SKSS_DITHER_FLOYD_STEINBERG, 128, in, want);
+    layout l = make_layout(s, s, 1, 0, SKSS_HALFTONE_OUTPUT_BYTES);
+    if (si < 3) reference(ref, &l, SKSS_DITHER_KERNEL_FLOYD_STEINBERG, 128, in, want);
     for (int a = 0; a < 2; a++) {
       if (!cuda_alg(algs[a])) continue;
-      skss_halftone_desc d = make_desc(&l, SKSS_DITHER_FLOYD_STEINBERG, 128, algs[a]);
+      skss_halftone_desc d = make_desc(&l, SKSS_DITHER_KERNEL_FLOYD_STEINBERG, 128, algs[a]);
       const double ms = time_call(cuda, &d, din, dout, si < 3 ? 7 : 3);
       printf("%-7s FS %5lld: %9.3f ms  %7.2f Gpixels/s\n", skss_algorithm_name(SKSS_OP_HALFTONE, algs[a]),
              (long long)s, ms, (double)n / ms / 1e6);
@@ -521,17 +521,17 @@ static void test_timing(void **state) {
   }
   {
     const int64_t s = 4096, images = 64;
-    layout l = make_layout(s, s, images, 0, SKSS_HALFTONE_BYTES);
+    layout l = make_layout(s, s, images, 0, SKSS_HALFTONE_OUTPUT_BYTES);
     for (int a = 0; a < 2; a++) {
       if (!cuda_alg(algs[a])) continue;
-      skss_halftone_desc d = make_desc(&l, SKSS_DITHER_FLOYD_STEINBERG, 128, algs[a]);
+      skss_halftone_desc d = make_desc(&l, SKSS_DITHER_KERNEL_FLOYD_STEINBERG, 128, algs[a]);
       const double ms = time_call(cuda, &d, din, dout, 3);
       printf("%-7s FS 64 x 4K batch: %9.3f ms  %7.2f Gpixels/s\n",
              skss_algorithm_name(SKSS_OP_HALFTONE, algs[a]), ms, (double)max_n / ms / 1e6);
     }
     /* image 37 of the batch against CPU_REF */
-    layout one = make_layout(s, s, 1, 0, SKSS_HALFTONE_BYTES);
-    reference(ref, &one, SKSS_DITHER_FLOYD_STEINBERG, 128, in + (size_t)37 * s * s, want);
+    layout one = make_layout(s, s, 1, 0, SKSS_HALFTONE_OUTPUT_BYTES);
+    reference(ref, &one, SKSS_DITHER_KERNEL_FLOYD_STEINBERG, 128, in + (size_t)37 * s * s, want);
     cudaMemcpy(got, (uint8_t *)dout + (size_t)37 * s * s, (size_t)(s * s), cudaMemcpyDeviceToHost);
     if (memcmp(got, want, (size_t)(s * s)) != 0) {
       print_error("batch image 37 differs from CPU_REF\n");

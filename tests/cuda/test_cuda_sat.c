@@ -76,8 +76,8 @@ static void fill_input(tu_rng *r, uint8_t *buf, size_t bytes, skss_dtype t) {
  * of outputs, which spread errors as formula (1) does: per element (4R1W)
  * or per 32 x 32 tile (1R1W and the hybrid). */
 static double bound_factor(int alg, int64_t i, int64_t j) {
-  if (alg == SKSS_SAT_4R1W) return 5.0 * (double)(i + 1) * (double)(j + 1);
-  if (alg == SKSS_SAT_1R1W || alg == SKSS_SAT_1PR_R1W)
+  if (alg == SKSS_SAT_ALGORITHM_4R1W) return 5.0 * (double)(i + 1) * (double)(j + 1);
+  if (alg == SKSS_SAT_ALGORITHM_1R1W || alg == SKSS_SAT_ALGORITHM_1PR_R1W)
     return 70.0 * (double)(i / 32 + 1) * (double)(j / 32 + 1) + (double)(i + j + 2);
   return (double)(i + j + 2);
 }
@@ -126,7 +126,7 @@ typedef struct run_spec {
 
 static void run_one(skss_ctx *cuda, skss_ctx *ref, tu_rng *r, const run_spec *s) {
   const size_t ie = skss_dtype_size(s->pair.in), oe = skss_dtype_size(s->pair.out);
-  const int64_t pad = s->layout == SKSS_SAT_PADDED;
+  const int64_t pad = s->layout == SKSS_SAT_LAYOUT_PADDED;
   const size_t in_pitch = (size_t)s->w * ie + (size_t)s->in_pad;
   const size_t out_pitch = (size_t)(s->w + pad) * oe + (size_t)s->out_pad;
   const size_t in_bytes = (size_t)s->h * in_pitch, out_bytes = (size_t)(s->h + pad) * out_pitch;
@@ -215,8 +215,8 @@ static void test_every_algorithm_pair_layout_and_size(void **state) {
     if (!skss_algorithm_supported(SKSS_OP_SAT, alg, SKSS_BACKEND_CUDA)) continue;
     for (size_t p = 0; p < N_PAIRS; p++) {
       for (size_t s = 0; s < (small_only() ? N_SMALL_SHAPES : N_SHAPES); s++) {
-        run_spec spec = {alg, PAIRS[p], SHAPES[s][0], SHAPES[s][1], SKSS_SAT_INCLUSIVE, 0, 0, 0, 0};
-        spec.layout = (s % 2) ? SKSS_SAT_PADDED : SKSS_SAT_INCLUSIVE;
+        run_spec spec = {alg, PAIRS[p], SHAPES[s][0], SHAPES[s][1], SKSS_SAT_LAYOUT_INCLUSIVE, 0, 0, 0, 0};
+        spec.layout = (s % 2) ? SKSS_SAT_LAYOUT_PADDED : SKSS_SAT_LAYOUT_INCLUSIVE;
         spec.squared = (int)((s + p) % 3 == 0);
         spec.device_ptrs = (int)((s + p) % 2);
         if ((s + p) % 3 == 1) { /* pitched rows with either layout */
@@ -246,14 +246,14 @@ static void test_callers_stream_and_auto(void **state) {
   /* every algorithm, so that the multi-launch ones and the task arrays'
    * counter resets are all ordered on the caller's stream */
   for (int alg = 0; alg < 64; alg++) {
-    if (alg != SKSS_SAT_AUTO && !skss_algorithm_supported(SKSS_OP_SAT, alg, SKSS_BACKEND_CUDA)) continue;
+    if (alg != SKSS_SAT_ALGORITHM_AUTO && !skss_algorithm_supported(SKSS_OP_SAT, alg, SKSS_BACKEND_CUDA)) continue;
     /* under the sanitizers, fewer launches of the one-per-diagonal kinds */
     const int64_t h = small_only() ? 70 : 333, w = small_only() ? 45 : 517;
-    run_spec spec = {alg, PAIRS[0], h, w, SKSS_SAT_PADDED, 1, 1, 0, 0};
+    run_spec spec = {alg, PAIRS[0], h, w, SKSS_SAT_LAYOUT_PADDED, 1, 1, 0, 0};
     run_one(cuda, ref, &r, &spec);
     spec.device_ptrs = 0;
     spec.pair = PAIRS[6];
-    spec.layout = SKSS_SAT_INCLUSIVE;
+    spec.layout = SKSS_SAT_LAYOUT_INCLUSIVE;
     run_one(cuda, ref, &r, &spec);
   }
   skss_ctx_destroy(cuda);
@@ -269,7 +269,7 @@ static void test_empty_inputs_write_the_padded_border(void **state) {
   skss_sat_desc d = SKSS_SAT_DESC_INIT;
   d.height = 0;
   d.width = 3;
-  d.layout = SKSS_SAT_PADDED;
+  d.layout = SKSS_SAT_LAYOUT_PADDED;
   TU_OK(cuda, skss_sat(cuda, &d, NULL, out, NULL));
   for (int k = 0; k < 4; k++) assert_int_equal(out[k], 0);
   assert_int_equal(out[4], 0xA5A5A5A5u);
@@ -283,11 +283,11 @@ static void test_stress_more_strips_than_resident_warps(void **state) {
   skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU, 0);
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 2);
-  const int algs[] = {SKSS_SAT_SKSS, SKSS_SAT_ONEPASS};
+  const int algs[] = {SKSS_SAT_ALGORITHM_SKSS, SKSS_SAT_ALGORITHM_ONEPASS};
   for (int a = 0; a < 2; a++) {
     if (!skss_algorithm_supported(SKSS_OP_SAT, algs[a], SKSS_BACKEND_CUDA)) continue;
     for (int rep = 0; rep < 3; rep++) {
-      run_spec spec = {algs[a], PAIRS[0], 32 * 20000 + 7, 45, SKSS_SAT_INCLUSIVE, 0, 1, 0, 0};
+      run_spec spec = {algs[a], PAIRS[0], 32 * 20000 + 7, 45, SKSS_SAT_LAYOUT_INCLUSIVE, 0, 1, 0, 0};
       run_one(cuda, ref, &r, &spec);
     }
   }
@@ -317,17 +317,17 @@ static void test_onepass_tall_big_and_huge_tiles(void **state) {
   int wide = 0; /* pairs run at the tall and huge sizes too */
   for (size_t k = 0; k < N_PAIRS; k++) {
     if (skss_dtype_size(PAIRS[k].out) != 4) continue;
-    run_spec spec = {SKSS_SAT_ONEPASS, PAIRS[k], 4099, 2053, SKSS_SAT_INCLUSIVE, (int)(k % 2), 1, 0, 0};
+    run_spec spec = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 4099, 2053, SKSS_SAT_LAYOUT_INCLUSIVE, (int)(k % 2), 1, 0, 0};
     run_one(cuda, ref, &r, &spec);
     if (PAIRS[k].in != PAIRS[k].out || (PAIRS[k].in != SKSS_DTYPE_F32 && PAIRS[k].in != SKSS_DTYPE_I32))
       continue;
-    spec.layout = SKSS_SAT_PADDED;
+    spec.layout = SKSS_SAT_LAYOUT_PADDED;
     spec.in_pad = 16;
     spec.out_pad = 4;
     run_one(cuda, ref, &r, &spec);
-    run_spec tall = {SKSS_SAT_ONEPASS, PAIRS[k], 65, 128 * (7 * sms / 2), SKSS_SAT_INCLUSIVE, 0, 1, 0, 0};
+    run_spec tall = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 65, 128 * (7 * sms / 2), SKSS_SAT_LAYOUT_INCLUSIVE, 0, 1, 0, 0};
     run_one(cuda, ref, &r, &tall);
-    run_spec huge = {SKSS_SAT_ONEPASS, PAIRS[k], 1000, 128 * (2 * sms + 1) + 37, SKSS_SAT_PADDED, 1, 1, 8, 0};
+    run_spec huge = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 1000, 128 * (2 * sms + 1) + 37, SKSS_SAT_LAYOUT_PADDED, 1, 1, 8, 0};
     run_one(cuda, ref, &r, &huge);
     wide++;
   }
@@ -354,9 +354,9 @@ static void test_onepass_raw_tiles(void **state) {
   for (size_t k = 0; k < N_PAIRS; k++) {
     if (skss_dtype_size(PAIRS[k].in) != 1 || skss_dtype_size(PAIRS[k].out) != 4) continue;
     for (int s = 0; s < 3; s++) {
-      run_spec spec = {SKSS_SAT_ONEPASS, PAIRS[k], 4099, widths[s], SKSS_SAT_INCLUSIVE, 0, 1, 8, 0};
+      run_spec spec = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 4099, widths[s], SKSS_SAT_LAYOUT_INCLUSIVE, 0, 1, 8, 0};
       if (runs % 4 == 1 || runs == 6) { /* unaligned input rows and padded, unaligned outputs: one run of each width */
-        spec.layout = SKSS_SAT_PADDED;
+        spec.layout = SKSS_SAT_LAYOUT_PADDED;
         spec.in_pad = 3;
         spec.out_pad = 4 * 5;
         spec.squared = 1;
@@ -386,9 +386,9 @@ static void test_onepass_restaged_rows(void **state) {
   int runs = 0;
   for (size_t k = 0; k < N_PAIRS; k++) {
     if (skss_dtype_size(PAIRS[k].out) != 8) continue;
-    run_spec spec = {SKSS_SAT_ONEPASS, PAIRS[k], 4099, 2053, SKSS_SAT_INCLUSIVE, (int)(k % 2), 1, 0, 0};
+    run_spec spec = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 4099, 2053, SKSS_SAT_LAYOUT_INCLUSIVE, (int)(k % 2), 1, 0, 0};
     run_one(cuda, ref, &r, &spec);
-    spec.layout = SKSS_SAT_PADDED;
+    spec.layout = SKSS_SAT_LAYOUT_PADDED;
     spec.out_pad = 8;
     spec.device_ptrs = 0;
     run_one(cuda, ref, &r, &spec);

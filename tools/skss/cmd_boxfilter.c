@@ -34,10 +34,10 @@ typedef struct box_args {
 } box_args;
 
 static int parse_border(const cli_cmd *c, box_args *a) {
-  a->border = SKSS_BORDER_CLIP;
+  a->border = SKSS_BOXFILTER_BORDER_CLIP;
   if (a->border_text == NULL || strcmp(a->border_text, "clip") == 0) return EX_OK;
   if (strcmp(a->border_text, "zero") == 0) {
-    a->border = SKSS_BORDER_ZERO;
+    a->border = SKSS_BOXFILTER_BORDER_ZERO;
     return EX_OK;
   }
   return cli_fail(c, EX_USAGE, "unknown --border '%s' (known: clip, zero)", a->border_text);
@@ -71,7 +71,7 @@ static int parse_args(cli_cmd *c, int argc, char **argv, box_args *a) {
 static void report(const cli_cmd *c, const box_args *a, const skss_ctx *ctx, const skss_image *img,
                    double ms) {
   FILE *out = strcmp(a->out, "-") == 0 ? stderr : stdout;
-  const char *border = a->border == SKSS_BORDER_ZERO ? "zero" : "clip";
+  const char *border = a->border == SKSS_BOXFILTER_BORDER_ZERO ? "zero" : "clip";
   if (!c->json) {
     fprintf(out, "boxfilter %lld x %lld, radius %lld, border %s -> %s\n", (long long)img->width,
             (long long)img->height, (long long)a->radius, border, a->out);

@@ -43,19 +43,19 @@ static const char USAGE[] =
     "  --threads N      CPU threads (default: all online CPUs)\n"
     "  --json           print the report as one JSON object\n";
 
-/* The predicate options, in skss_compact_predicate order up to MASK. */
+/* The predicate options, in skss_compact_keep order up to MASK. */
 typedef enum pred_option { P_LT, P_LE, P_GT, P_GE, P_EQ, P_NE, P_RANGE, P_NONZERO, P_MASK, P_COUNT } pred_option;
 
 static const struct {
   const char *option, *symbol; /* symbol: for comparisons only */
   int nvalues;
-  skss_compact_predicate predicate;
+  skss_compact_keep predicate;
 } PREDICATES[P_COUNT] = {
-    {"--lt", "<", 1, SKSS_KEEP_LT},          {"--le", "<=", 1, SKSS_KEEP_LE},
-    {"--gt", ">", 1, SKSS_KEEP_GT},          {"--ge", ">=", 1, SKSS_KEEP_GE},
-    {"--eq", "==", 1, SKSS_KEEP_EQ},         {"--ne", "!=", 1, SKSS_KEEP_NE},
-    {"--range", NULL, 2, SKSS_KEEP_RANGE},   {"--nonzero", NULL, 0, SKSS_KEEP_NONZERO},
-    {"--mask", NULL, 1, SKSS_KEEP_MASK_BYTES},
+    {"--lt", "<", 1, SKSS_COMPACT_KEEP_LT},          {"--le", "<=", 1, SKSS_COMPACT_KEEP_LE},
+    {"--gt", ">", 1, SKSS_COMPACT_KEEP_GT},          {"--ge", ">=", 1, SKSS_COMPACT_KEEP_GE},
+    {"--eq", "==", 1, SKSS_COMPACT_KEEP_EQ},         {"--ne", "!=", 1, SKSS_COMPACT_KEEP_NE},
+    {"--range", NULL, 2, SKSS_COMPACT_KEEP_RANGE},   {"--nonzero", NULL, 0, SKSS_COMPACT_KEEP_NONZERO},
+    {"--mask", NULL, 1, SKSS_COMPACT_KEEP_MASK_BYTES},
 };
 
 /* An integer of any size, saturated: inf = -1 / +1 below / above +-2^64. */
@@ -170,17 +170,17 @@ static skss_scalar to_scalar(xint v, skss_dtype t) {
 /* ---------------------------------------------------- predicate mapping */
 
 static void keep_all(skss_compact_desc *d, const xint range[2]) {
-  d->predicate = SKSS_KEEP_GE;
+  d->keep = SKSS_COMPACT_KEEP_GE;
   d->a = to_scalar(range[0], d->dtype);
 }
 
 static void keep_none(skss_compact_desc *d) {
-  d->predicate = SKSS_KEEP_RANGE;
+  d->keep = SKSS_COMPACT_KEEP_RANGE;
   d->a = d->b = to_scalar((xint){0, 0, 0}, d->dtype);
 }
 
-static void keep_cmp(skss_compact_desc *d, skss_compact_predicate p, xint k) {
-  d->predicate = p;
+static void keep_cmp(skss_compact_desc *d, skss_compact_keep p, xint k) {
+  d->keep = p;
   d->a = to_scalar(k, d->dtype);
 }
 
@@ -192,10 +192,10 @@ static void map_integer_range(skss_compact_desc *d, xint lo, xint hi, const xint
   }
   if (xint_cmp(lo, range[0]) < 0) lo = range[0];
   if (xint_cmp(hi, range[1]) > 0) {
-    keep_cmp(d, SKSS_KEEP_GE, lo);
+    keep_cmp(d, SKSS_COMPACT_KEEP_GE, lo);
     return;
   }
-  keep_cmp(d, SKSS_KEEP_RANGE, lo);
+  keep_cmp(d, SKSS_COMPACT_KEEP_RANGE, lo);
   d->b = to_scalar(hi, d->dtype);
 }
 
@@ -204,7 +204,7 @@ static void map_integer_range(skss_compact_desc *d, xint lo, xint hi, const xint
 static void map_integer_cmp(skss_compact_desc *d, pred_option op, xint k, const xint range[2]) {
   int low = xint_cmp(k, range[0]), high = xint_cmp(k, range[1]);
   int inside = low >= 0 && high <= 0;
-  skss_compact_predicate p = PREDICATES[op].predicate;
+  skss_compact_keep p = PREDICATES[op].predicate;
   int all = (op == P_GT && low < 0) || (op == P_GE && low <= 0) || (op == P_LT && high > 0) ||
             (op == P_LE && high >= 0) || (op == P_NE && !inside);
   int none = (op == P_GT && high >= 0) || (op == P_GE && high > 0) || (op == P_LT && low <= 0) ||
@@ -248,7 +248,7 @@ static double to_float_operand(double v, skss_dtype t) {
 }
 
 static void map_predicate(skss_compact_desc *d, const compact_args *a) {
-  d->predicate = PREDICATES[a->op].predicate;
+  d->keep = PREDICATES[a->op].predicate;
   if (a->op == P_NONZERO || a->op == P_MASK) return;
   if (!is_float(d->dtype)) {
     map_integer(d, a->op, a->x);

@@ -174,8 +174,8 @@ static int write_solution(const demo *d, const demo_result *r, const char *path,
 }
 
 static const demo_step STEPS[] = {
-    {"halftone fs", "astronaut_fs.png", SKSS_DITHER_FLOYD_STEINBERG, run_halftone, write_bilevel},
-    {"halftone jjn", "astronaut_jjn.png", SKSS_DITHER_JARVIS_JUDICE_NINKE, run_halftone, write_bilevel},
+    {"halftone fs", "astronaut_fs.png", SKSS_DITHER_KERNEL_FLOYD_STEINBERG, run_halftone, write_bilevel},
+    {"halftone jjn", "astronaut_jjn.png", SKSS_DITHER_KERNEL_JARVIS_JUDICE_NINKE, run_halftone, write_bilevel},
     {"boxfilter", "astronaut_box8.png", 0, run_boxfilter, write_gray},
     {"sat", "astronaut_sat.npy", 0, run_sat, write_sat},
     {"knapsack", "knapsack_sc_1000_solution.txt", 0, run_knapsack, write_solution},

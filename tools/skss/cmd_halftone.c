@@ -36,7 +36,7 @@ typedef struct halftone_args {
 } halftone_args;
 
 static int parse_kernel(const cli_cmd *c, halftone_args *a) {
-  a->kernel = SKSS_DITHER_FLOYD_STEINBERG;
+  a->kernel = SKSS_DITHER_KERNEL_FLOYD_STEINBERG;
   if (a->kernel_name == NULL || skss_dither_kernel_from_name(a->kernel_name, &a->kernel) == SKSS_OK)
     return EX_OK;
   return cli_fail(c, EX_USAGE,

@@ -89,10 +89,10 @@ static int parse_type(const cli_cmd *c, sat_args *a) {
 }
 
 static int parse_layout(const cli_cmd *c, sat_args *a) {
-  a->layout = SKSS_SAT_INCLUSIVE;
+  a->layout = SKSS_SAT_LAYOUT_INCLUSIVE;
   if (a->layout_text == NULL || strcmp(a->layout_text, "inclusive") == 0) return EX_OK;
   if (strcmp(a->layout_text, "padded") == 0) {
-    a->layout = SKSS_SAT_PADDED;
+    a->layout = SKSS_SAT_LAYOUT_PADDED;
     return EX_OK;
   }
   return cli_fail(c, EX_USAGE, "unknown --layout '%s' (known: inclusive, padded)", a->layout_text);
@@ -212,7 +212,7 @@ static void warn_if_wraps(const cli_cmd *c, const sat_args *a, const sat_input *
 }
 
 static const char *layout_name(skss_sat_layout layout) {
-  return layout == SKSS_SAT_PADDED ? "padded" : "inclusive";
+  return layout == SKSS_SAT_LAYOUT_PADDED ? "padded" : "inclusive";
 }
 
 static void report(const cli_cmd *c, const sat_args *a, const sat_input *s, const skss_ctx *ctx,
@@ -264,7 +264,7 @@ static int write_outputs(const cli_cmd *c, const sat_args *a, const int64_t shap
 
 static int compute(const cli_cmd *c, const sat_args *a, skss_ctx *ctx, int algorithm,
                    const sat_input *s) {
-  int64_t pad = a->layout == SKSS_SAT_PADDED;
+  int64_t pad = a->layout == SKSS_SAT_LAYOUT_PADDED;
   int64_t shape[2] = {s->height + pad, s->width + pad};
   size_t elem = skss_dtype_size(a->out_type);
   void *sums = cli_alloc(c, shape[0] * shape[1], elem);

@@ -75,8 +75,8 @@ struct skss__ht_kernel;
 
 #define SKSS__HT_DEV_KERNEL(arg, suffix, name_, divisor_, rows_, slope_, row0, row1, row2)       \
   template <>                                                                                    \
-  struct skss__ht_kernel<SKSS_DITHER_##suffix> {                                                 \
-    static constexpr skss_dither_kernel id = SKSS_DITHER_##suffix;                               \
+  struct skss__ht_kernel<SKSS_DITHER_KERNEL_##suffix> {                                                 \
+    static constexpr skss_dither_kernel id = SKSS_DITHER_KERNEL_##suffix;                               \
     static constexpr int divisor = divisor_, rows = rows_, slope = slope_, reach = slope_ - 1;   \
     static constexpr unsigned long long packed = skss__ht_pack_weights(                         \
         {0, 0, 0, SKSS__HT_UNPACK row0, SKSS__HT_UNPACK row1, SKSS__HT_UNPACK row2});            \
@@ -93,7 +93,7 @@ template <typename F, typename... Args>
 skss_status skss__ht_by_kernel(skss_dither_kernel kernel, Args &&...args) {
   switch (kernel) {
 #define SKSS__HT_KERNEL_CASE(arg, suffix, ...) \
-  case SKSS_DITHER_##suffix: return F::template run<skss__ht_kernel<SKSS_DITHER_##suffix>>(args...);
+  case SKSS_DITHER_KERNEL_##suffix: return F::template run<skss__ht_kernel<SKSS_DITHER_KERNEL_##suffix>>(args...);
     SKSS__DITHER_KERNELS(SKSS__HT_KERNEL_CASE, 0)
 #undef SKSS__HT_KERNEL_CASE
     default: return SKSS_ERR_INTERNAL;

@@ -32,26 +32,26 @@ typedef struct family {
  * halftone_strips.cu), both of which run a whole batch in one kernel. */
 static bool find_family(int algorithm, family *f) {
   switch (algorithm) {
-    case SKSS_HALFTONE_PED3:
-    case SKSS_HALFTONE_PED2_ATOMIC:
-    case SKSS_HALFTONE_PED2_LAUNCH:
-    case SKSS_HALFTONE_PEC2:
-    case SKSS_HALFTONE_PED3_PERM:
-    case SKSS_HALFTONE_PED2_ATOMIC_PERM:
-    case SKSS_HALFTONE_PED2_LAUNCH_PERM:
-    case SKSS_HALFTONE_PEC2_PERM:
+    case SKSS_HALFTONE_ALGORITHM_PED3:
+    case SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC:
+    case SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH:
+    case SKSS_HALFTONE_ALGORITHM_PEC2:
+    case SKSS_HALFTONE_ALGORITHM_PED3_PERM:
+    case SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC_PERM:
+    case SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH_PERM:
+    case SKSS_HALFTONE_ALGORITHM_PEC2_PERM:
       *f = {skss__cuda_halftone_pram_scratch, skss__cuda_halftone_pram, false};
       return true;
-    case SKSS_HALFTONE_PED_2D:
-    case SKSS_HALFTONE_PED_2D_RC:
-    case SKSS_HALFTONE_PEC_2D:
-    case SKSS_HALFTONE_PEC_2D_RC:
+    case SKSS_HALFTONE_ALGORITHM_PED_2D:
+    case SKSS_HALFTONE_ALGORITHM_PED_2D_RC:
+    case SKSS_HALFTONE_ALGORITHM_PEC_2D:
+    case SKSS_HALFTONE_ALGORITHM_PEC_2D_RC:
       *f = {skss__cuda_halftone_parallelogram_scratch, skss__cuda_halftone_parallelogram, false};
       return true;
-    case SKSS_HALFTONE_SKSS:
+    case SKSS_HALFTONE_ALGORITHM_SKSS:
       *f = {skss__cuda_halftone_skss_scratch, skss__cuda_halftone_skss, true};
       return true;
-    case SKSS_HALFTONE_STRIPS:
+    case SKSS_HALFTONE_ALGORITHM_STRIPS:
       *f = {skss__cuda_halftone_strips_scratch, skss__cuda_halftone_strips, true};
       return true;
     default: return false;
@@ -169,7 +169,7 @@ extern "C" skss_status skss__cuda_halftone(skss_ctx *ctx, int algorithm, const s
   if (c->height > INT32_MAX || c->width > INT32_MAX)
     return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: the CUDA backend takes at most %d rows and columns",
                       FN, INT32_MAX);
-  const bool bits = c->output == SKSS_HALFTONE_BITS;
+  const bool bits = c->output == SKSS_HALFTONE_OUTPUT_BITS;
   const size_t h = (size_t)c->height, w = (size_t)c->width;
   staged in = make_staged(c->in, skss__cuda_is_device_ptr(c->in), c->in_pitch, c->in_image_stride, h, w);
   const bool out_on_device = skss__cuda_is_device_ptr(c->out);

@@ -411,9 +411,9 @@ struct run_labels {
       if (I_lo > I_hi) continue; /* a strip narrower than the label step: no block has label t */
       const unsigned n = (unsigned)(I_hi - I_lo + 1);
       switch (algorithm) {
-        case SKSS_HALFTONE_PED_2D: ped_block<K, false><<<n, WARP, 0, stream>>>(a, t, I_lo); break;
-        case SKSS_HALFTONE_PED_2D_RC: ped_block<K, true><<<n, WARP, 0, stream>>>(a, t, I_lo); break;
-        case SKSS_HALFTONE_PEC_2D: pec_block<K, false><<<n, WARP, 0, stream>>>(a, t, I_lo); break;
+        case SKSS_HALFTONE_ALGORITHM_PED_2D: ped_block<K, false><<<n, WARP, 0, stream>>>(a, t, I_lo); break;
+        case SKSS_HALFTONE_ALGORITHM_PED_2D_RC: ped_block<K, true><<<n, WARP, 0, stream>>>(a, t, I_lo); break;
+        case SKSS_HALFTONE_ALGORITHM_PEC_2D: pec_block<K, false><<<n, WARP, 0, stream>>>(a, t, I_lo); break;
         default: pec_block<K, true><<<n, WARP, 0, stream>>>(a, t, I_lo); break;
       }
       SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
@@ -423,12 +423,12 @@ struct run_labels {
 };
 
 bool diffuses(int algorithm) {
-  return algorithm == SKSS_HALFTONE_PED_2D || algorithm == SKSS_HALFTONE_PED_2D_RC;
+  return algorithm == SKSS_HALFTONE_ALGORITHM_PED_2D || algorithm == SKSS_HALFTONE_ALGORITHM_PED_2D_RC;
 }
 
 bool known(int algorithm) {
-  return algorithm == SKSS_HALFTONE_PED_2D || algorithm == SKSS_HALFTONE_PED_2D_RC ||
-         algorithm == SKSS_HALFTONE_PEC_2D || algorithm == SKSS_HALFTONE_PEC_2D_RC;
+  return algorithm == SKSS_HALFTONE_ALGORITHM_PED_2D || algorithm == SKSS_HALFTONE_ALGORITHM_PED_2D_RC ||
+         algorithm == SKSS_HALFTONE_ALGORITHM_PEC_2D || algorithm == SKSS_HALFTONE_ALGORITHM_PEC_2D_RC;
 }
 
 } // namespace

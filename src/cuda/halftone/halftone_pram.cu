@@ -94,9 +94,9 @@ constexpr int conflict_free_delay() {
   return k;
 }
 
-static_assert(conflict_free_delay<skss__ht_kernel<SKSS_DITHER_FLOYD_STEINBERG>>() == 3,
+static_assert(conflict_free_delay<skss__ht_kernel<SKSS_DITHER_KERNEL_FLOYD_STEINBERG>>() == 3,
               "Floyd-Steinberg's conflict-free delay is the paper's 3");
-static_assert(contended_mask<skss__ht_kernel<SKSS_DITHER_FLOYD_STEINBERG>>(2) ==
+static_assert(contended_mask<skss__ht_kernel<SKSS_DITHER_KERNEL_FLOYD_STEINBERG>>(2) ==
                   ((1u << 3) | (1u << (5 + 1))),
               "at delay 2 Floyd-Steinberg's 7/16 and 3/16 pushes meet, as in the paper");
 
@@ -273,14 +273,14 @@ struct variant {
 
 bool variant_of(int algorithm, variant *v) {
   switch (algorithm) {
-    case SKSS_HALFTONE_PED3: *v = {scheme::ped_low, false}; return true;
-    case SKSS_HALFTONE_PED2_ATOMIC: *v = {scheme::ped_atomic, false}; return true;
-    case SKSS_HALFTONE_PED2_LAUNCH: *v = {scheme::ped_launch, false}; return true;
-    case SKSS_HALFTONE_PEC2: *v = {scheme::pec, false}; return true;
-    case SKSS_HALFTONE_PED3_PERM: *v = {scheme::ped_low, true}; return true;
-    case SKSS_HALFTONE_PED2_ATOMIC_PERM: *v = {scheme::ped_atomic, true}; return true;
-    case SKSS_HALFTONE_PED2_LAUNCH_PERM: *v = {scheme::ped_launch, true}; return true;
-    case SKSS_HALFTONE_PEC2_PERM: *v = {scheme::pec, true}; return true;
+    case SKSS_HALFTONE_ALGORITHM_PED3: *v = {scheme::ped_low, false}; return true;
+    case SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC: *v = {scheme::ped_atomic, false}; return true;
+    case SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH: *v = {scheme::ped_launch, false}; return true;
+    case SKSS_HALFTONE_ALGORITHM_PEC2: *v = {scheme::pec, false}; return true;
+    case SKSS_HALFTONE_ALGORITHM_PED3_PERM: *v = {scheme::ped_low, true}; return true;
+    case SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC_PERM: *v = {scheme::ped_atomic, true}; return true;
+    case SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH_PERM: *v = {scheme::ped_launch, true}; return true;
+    case SKSS_HALFTONE_ALGORITHM_PEC2_PERM: *v = {scheme::pec, true}; return true;
     default: return false;
   }
 }

@@ -1,5 +1,5 @@
 /*
- * halftone_skss.cu — SKSS_HALFTONE_SKSS: error collection as a backward
+ * halftone_skss.cu — SKSS_HALFTONE_ALGORITHM_SKSS: error collection as a backward
  * task array run by one kernel (skss-task-arrays.md §V.C, Fig. 9-11).
  *
  * The image is cut into strips of 32 rows; each strip into parallelograms of

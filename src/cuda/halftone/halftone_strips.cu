@@ -1,5 +1,5 @@
 /*
- * halftone_strips.cu — SKSS_HALFTONE_STRIPS, our exact GPU error diffusion:
+ * halftone_strips.cu — SKSS_HALFTONE_ALGORITHM_STRIPS, our exact GPU error diffusion:
  * SKSS's single kernel and row tickets, with what makes each step shorter
  * and the hand-offs rarer (halftone_wavefront.cuh has the strip engine,
  * run_strip_rows(), whose comment gives the per-step chain aimed for and

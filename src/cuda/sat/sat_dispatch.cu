@@ -21,25 +21,25 @@ typedef struct family {
 
 static bool find_family(int algorithm, family *f) {
   switch (algorithm) {
-    case SKSS_SAT_2R2W:
-    case SKSS_SAT_4R4W:
-    case SKSS_SAT_4R1W:
-    case SKSS_SAT_2R1W:
-    case SKSS_SAT_1R1W:
-    case SKSS_SAT_1PR_R1W: *f = {skss__cuda_sat_hmm_scratch, skss__cuda_sat_hmm}; return true;
-    case SKSS_SAT_SKSS:
-    case SKSS_SAT_PARALLEL_FAIR:
+    case SKSS_SAT_ALGORITHM_2R2W:
+    case SKSS_SAT_ALGORITHM_4R4W:
+    case SKSS_SAT_ALGORITHM_4R1W:
+    case SKSS_SAT_ALGORITHM_2R1W:
+    case SKSS_SAT_ALGORITHM_1R1W:
+    case SKSS_SAT_ALGORITHM_1PR_R1W: *f = {skss__cuda_sat_hmm_scratch, skss__cuda_sat_hmm}; return true;
+    case SKSS_SAT_ALGORITHM_SKSS:
+    case SKSS_SAT_ALGORITHM_PARALLEL_FAIR:
       *f = {skss__cuda_sat_taskarray_scratch, skss__cuda_sat_taskarray};
       return true;
-    case SKSS_SAT_BRLT_SCANROW_KS:
-    case SKSS_SAT_BRLT_SCANROW_LF:
-    case SKSS_SAT_SCANROW_BRLT_KS:
-    case SKSS_SAT_SCANROW_BRLT_LF:
-    case SKSS_SAT_SCANROWCOLUMN_KS:
-    case SKSS_SAT_SCANROWCOLUMN_LF:
+    case SKSS_SAT_ALGORITHM_BRLT_SCANROW_KS:
+    case SKSS_SAT_ALGORITHM_BRLT_SCANROW_LF:
+    case SKSS_SAT_ALGORITHM_SCANROW_BRLT_KS:
+    case SKSS_SAT_ALGORITHM_SCANROW_BRLT_LF:
+    case SKSS_SAT_ALGORITHM_SCANROWCOLUMN_KS:
+    case SKSS_SAT_ALGORITHM_SCANROWCOLUMN_LF:
       *f = {skss__cuda_sat_regcache_scratch, skss__cuda_sat_regcache};
       return true;
-    case SKSS_SAT_ONEPASS: *f = {skss__cuda_sat_onepass_scratch, skss__cuda_sat_onepass}; return true;
+    case SKSS_SAT_ALGORITHM_ONEPASS: *f = {skss__cuda_sat_onepass_scratch, skss__cuda_sat_onepass}; return true;
     default: return false;
   }
 }
@@ -111,7 +111,7 @@ static int auto_algorithm(skss__sat_pair pair) {
 }
 
 extern "C" skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *c) {
-  if (algorithm == SKSS_SAT_AUTO) algorithm = auto_algorithm(c->pair);
+  if (algorithm == SKSS_SAT_ALGORITHM_AUTO) algorithm = auto_algorithm(c->pair);
   family fam;
   if (!find_family(algorithm, &fam))
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: no CUDA family for algorithm %d", FN, algorithm);

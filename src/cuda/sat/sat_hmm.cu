@@ -584,13 +584,13 @@ struct hmm_run {
                    p->height, p->width}};
     const int64_t diagonals = tiles(p->height) + tiles(p->width) - 1;
     switch (algorithm) {
-      case SKSS_SAT_2R2W: return L.sat_2r2w<In, Acc>();
-      case SKSS_SAT_4R4W: return L.sat_4r4w<In, Acc>(scratch);
-      case SKSS_SAT_4R1W: return L.sat_4r1w<In, Acc>();
-      case SKSS_SAT_2R1W:
+      case SKSS_SAT_ALGORITHM_2R2W: return L.sat_2r2w<In, Acc>();
+      case SKSS_SAT_ALGORITHM_4R4W: return L.sat_4r4w<In, Acc>(scratch);
+      case SKSS_SAT_ALGORITHM_4R1W: return L.sat_4r1w<In, Acc>();
+      case SKSS_SAT_ALGORITHM_2R1W:
         return L.batch<In, Acc>(sums_in<Acc>(scratch, p->height, p->width), region{0, diagonals});
-      case SKSS_SAT_1R1W: return L.stages<In, Acc>(0, diagonals);
-      case SKSS_SAT_1PR_R1W: return L.sat_hybrid<In, Acc>(scratch);
+      case SKSS_SAT_ALGORITHM_1R1W: return L.stages<In, Acc>(0, diagonals);
+      case SKSS_SAT_ALGORITHM_1PR_R1W: return L.sat_hybrid<In, Acc>(scratch);
       default:
         return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: algorithm %d is not an HMM one", FN,
                           algorithm);
@@ -614,10 +614,10 @@ size_t skss__cuda_sat_hmm_scratch(skss_ctx *ctx, int algorithm, const skss__sat_
   size_t acc = 0;
   if (skss__sat_by_pair<acc_size>(plane->pair, &acc) != SKSS_OK) return 0;
   switch (algorithm) {
-    case SKSS_SAT_4R4W:
+    case SKSS_SAT_ALGORITHM_4R4W:
       return static_cast<size_t>(plane->height) * static_cast<size_t>(plane->width) * acc;
-    case SKSS_SAT_2R1W:
-    case SKSS_SAT_1PR_R1W: return layout_sums(plane->height, plane->width, acc).total;
+    case SKSS_SAT_ALGORITHM_2R1W:
+    case SKSS_SAT_ALGORITHM_1PR_R1W: return layout_sums(plane->height, plane->width, acc).total;
     default: return 0;
   }
 }

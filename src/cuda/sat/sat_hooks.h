@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-/* The r of (1+r)R1W (SKSS_SAT_1PR_R1W) for later calls on `ctx`: the first
+/* The r of (1+r)R1W (SKSS_SAT_ALGORITHM_1PR_R1W) for later calls on `ctx`: the first
  * and last r/2 of the tile area go to 2R1W batches (sat_hmm.cu), as in the
  * HMM paper's sweep of Table II. 0 < r < 1; 0 restores the r of the tuning
  * table (tuning.h). SKSS_ERR_INVALID_ARG for another r or a context that is

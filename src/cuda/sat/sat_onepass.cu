@@ -1,5 +1,5 @@
 /*
- * sat_onepass.cu — SKSS_SAT_ONEPASS (ours): one pass over the data, each
+ * sat_onepass.cu — SKSS_SAT_ALGORITHM_ONEPASS (ours): one pass over the data, each
  * input element read once and each output written once, on the task-array
  * scheme of skss-task-arrays.md §IV with every carry found by decoupled
  * look-back (Merrill & Garland), one element at a time.

@@ -316,12 +316,12 @@ struct skss__rc_run {
     using lf = skss__rc_ladner_fischer;
     using mode = skss__rc_mode;
     switch (algorithm) {
-      case SKSS_SAT_BRLT_SCANROW_KS: return skss__rc_twice<In, Acc, ks, mode::brlt_scanrow>(ctx, p, scratch);
-      case SKSS_SAT_BRLT_SCANROW_LF: return skss__rc_twice<In, Acc, lf, mode::brlt_scanrow>(ctx, p, scratch);
-      case SKSS_SAT_SCANROW_BRLT_KS: return skss__rc_twice<In, Acc, ks, mode::scanrow_brlt>(ctx, p, scratch);
-      case SKSS_SAT_SCANROW_BRLT_LF: return skss__rc_twice<In, Acc, lf, mode::scanrow_brlt>(ctx, p, scratch);
-      case SKSS_SAT_SCANROWCOLUMN_KS: return skss__rc_row_column<In, Acc, ks>(ctx, p);
-      case SKSS_SAT_SCANROWCOLUMN_LF: return skss__rc_row_column<In, Acc, lf>(ctx, p);
+      case SKSS_SAT_ALGORITHM_BRLT_SCANROW_KS: return skss__rc_twice<In, Acc, ks, mode::brlt_scanrow>(ctx, p, scratch);
+      case SKSS_SAT_ALGORITHM_BRLT_SCANROW_LF: return skss__rc_twice<In, Acc, lf, mode::brlt_scanrow>(ctx, p, scratch);
+      case SKSS_SAT_ALGORITHM_SCANROW_BRLT_KS: return skss__rc_twice<In, Acc, ks, mode::scanrow_brlt>(ctx, p, scratch);
+      case SKSS_SAT_ALGORITHM_SCANROW_BRLT_LF: return skss__rc_twice<In, Acc, lf, mode::scanrow_brlt>(ctx, p, scratch);
+      case SKSS_SAT_ALGORITHM_SCANROWCOLUMN_KS: return skss__rc_row_column<In, Acc, ks>(ctx, p);
+      case SKSS_SAT_ALGORITHM_SCANROWCOLUMN_LF: return skss__rc_row_column<In, Acc, lf>(ctx, p);
       default:
         return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: algorithm %d is not a register-cache one",
                           skss__rc_fn, algorithm);
@@ -338,7 +338,7 @@ struct skss__rc_acc_bytes {
 };
 
 bool skss__rc_uses_scratch(int algorithm) {
-  return algorithm != SKSS_SAT_SCANROWCOLUMN_KS && algorithm != SKSS_SAT_SCANROWCOLUMN_LF;
+  return algorithm != SKSS_SAT_ALGORITHM_SCANROWCOLUMN_KS && algorithm != SKSS_SAT_ALGORITHM_SCANROWCOLUMN_LF;
 }
 
 } /* namespace */

@@ -12,13 +12,13 @@
  * so a tile adds two carries and no corner, and float outputs are sums of
  * positive-weight partial sums (no cancellation of large values).
  *
- * SKSS_SAT_SKSS (§IV): one kernel, 64-thread blocks, as many as are
+ * SKSS_SAT_ALGORITHM_SKSS (§IV): one kernel, 64-thread blocks, as many as are
  * resident; a warp takes a strip of 32 rows by ticket and walks its tiles
  * left to right, keeping the left carries in registers; before adding the
  * top carry of tile J it waits for the strip above to have published
  * progress >= J + 1, and it publishes J + 1 after storing the tile.
  *
- * SKSS_SAT_PARALLEL_FAIR (§III, the baseline): one launch per task diagonal
+ * SKSS_SAT_ALGORITHM_PARALLEL_FAIR (§III, the baseline): one launch per task diagonal
  * I + J = k, one warp per tile; the carries come from earlier launches: the
  * top row from the output, the strip-local left column from a scratch
  * column of H accumulators (strip I's part is only touched by tile (I, k-I)
@@ -207,7 +207,7 @@ size_t skss__cuda_sat_taskarray_scratch(skss_ctx *ctx, int algorithm,
   (void)ctx;
   int tile_rows = 0, tile_cols = 0;
   if (!tile_counts(plane, &tile_rows, &tile_cols)) return 0; /* the run reports it */
-  if (algorithm == SKSS_SAT_SKSS) return skss__dev_taskarray_bytes(tile_rows);
+  if (algorithm == SKSS_SAT_ALGORITHM_SKSS) return skss__dev_taskarray_bytes(tile_rows);
   /* Parallel-Fair: one left-carry column, sized for the widest accumulator. */
   return (size_t)plane->height * sizeof(double);
 }
@@ -220,7 +220,7 @@ skss_status skss__cuda_sat_taskarray(skss_ctx *ctx, int algorithm, const skss__s
                       (long long)plane->height, (long long)plane->width);
   if ((unsigned)plane->pair >= (unsigned)SKSS__SAT_PAIR_COUNT)
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: unknown SAT type pair %d", FN, (int)plane->pair);
-  return algorithm == SKSS_SAT_SKSS
+  return algorithm == SKSS_SAT_ALGORITHM_SKSS
              ? skss__sat_by_pair<skss__sat_skss_launch>(plane->pair, ctx, plane, scratch,
                                                         tile_rows, tile_cols)
              : skss__sat_by_pair<skss__sat_pf_launch>(plane->pair, ctx, plane, scratch, tile_rows,
