@@ -211,7 +211,7 @@ typedef enum skss_sat_algorithm {
   SKSS_SAT_ALGORITHM_ROWSCAN_CPU = 3,
   /* ours (CPU): row bands on threads; band column sums first (2R1W)        */
   SKSS_SAT_ALGORITHM_BANDS_CPU = 4,
-  /* CUDA, HMM paper (sat-hmm-1r1w.md): */
+  /* CUDA, HMM paper (Kasagi, Nakano, Ito, SAT on the asynchronous HMM): */
   SKSS_SAT_ALGORITHM_2R2W = 16,        /* column prefix sums, then row prefix sums     */
   SKSS_SAT_ALGORITHM_4R4W = 17,        /* 2R2W with diagonal-arrangement transposes    */
   SKSS_SAT_ALGORITHM_4R1W = 18,        /* formula (1), one launch per anti-diagonal    */
@@ -219,10 +219,10 @@ typedef enum skss_sat_algorithm {
   SKSS_SAT_ALGORITHM_1R1W = 20,        /* one launch per block diagonal                */
   SKSS_SAT_ALGORITHM_1PR_R1W = 21,     /* (1+r)R1W: 2R1W on the first and last r of the
                                 block diagonals, 1R1W between; r per size    */
-  /* CUDA, task-array paper (skss-task-arrays.md): */
+  /* CUDA, task-array paper (Funasaka, Nakano, Ito, SKSS task arrays): */
   SKSS_SAT_ALGORITHM_SKSS = 22,        /* one kernel, 32 x 32 warp tasks by row ticket */
   SKSS_SAT_ALGORITHM_PARALLEL_FAIR = 23, /* one launch per task diagonal (baseline)    */
-  /* CUDA, register-cache paper (sat-register-cache.md), Kogge-Stone / Ladner-Fischer: */
+  /* CUDA, register-cache paper (Chen et al., SAT with register caching), Kogge-Stone / Ladner-Fischer: */
   SKSS_SAT_ALGORITHM_BRLT_SCANROW_KS = 24,
   SKSS_SAT_ALGORITHM_BRLT_SCANROW_LF = 25,
   SKSS_SAT_ALGORITHM_SCANROW_BRLT_KS = 26,
@@ -357,7 +357,7 @@ typedef enum skss_halftone_algorithm {
   SKSS_HALFTONE_ALGORITHM_EC_RC = 4, /* error collection with register caching        */
   /* ours (CPU): a CPU task array: rows by ticket, rows lag by the slope   */
   SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU = 5,
-  /* CUDA, error-diffusion paper (error-diffusion-parallel.md), on global memory: */
+  /* CUDA, error-diffusion paper (Kasagi, Nakano, Ito, parallel error diffusion), on global memory: */
   SKSS_HALFTONE_ALGORITHM_PED3 = 16,          /* 3-delay parallel error diffusion         */
   SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC = 17,   /* 2-delay PED, pushes by atomicAdd         */
   SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH = 18,   /* 2-delay PED, an extra launch per step    */
@@ -372,7 +372,7 @@ typedef enum skss_halftone_algorithm {
   SKSS_HALFTONE_ALGORITHM_PED_2D_RC = 25,     /* 2-D PED with register caching            */
   SKSS_HALFTONE_ALGORITHM_PEC_2D = 26,        /* 2-D parallel error collection            */
   SKSS_HALFTONE_ALGORITHM_PEC_2D_RC = 27,     /* 2-D PEC with register caching            */
-  /* CUDA, task-array paper (skss-task-arrays.md): */
+  /* CUDA, task-array paper (Funasaka, Nakano, Ito, SKSS task arrays): */
   SKSS_HALFTONE_ALGORITHM_SKSS = 28,          /* one kernel, a warp per strip of 32 x 32
                                        parallelograms, strips by row ticket     */
   /* ours (CUDA): one kernel, a block per strip of 128 pixel rows (4 warps,

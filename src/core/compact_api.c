@@ -2,7 +2,7 @@
  * compact_api.c — skss_compact(): argument checks, algorithm resolution and
  * dispatch to the CPU algorithms (src/cpu/compact_impl.h).
  *
- * Semantics every algorithm keeps (DESIGN.md section 3):
+ * Semantics every algorithm keeps (skss.h):
  *  - integer dtypes compare exactly with the int64 (.i) or uint64 (.u)
  *    scalar, also outside the dtype's range (u8: x < 300 keeps all, x == 257
  *    none), as NumPy 2 compares an array with a Python int;

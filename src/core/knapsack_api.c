@@ -1,7 +1,7 @@
 /*
  * knapsack_api.c — skss_knapsack(): validation, reduction of the instance to
  * its DP items, algorithm dispatch, and the walk back that turns decision
- * bits into the chosen set (skss-task-arrays.md, Section V.A; DESIGN.md §3).
+ * bits into the chosen set (Funasaka, Nakano, Ito, SKSS task arrays, Section V.A; the semantics in skss.h).
  *
  * Reduction (exact for the optimum and for the deterministic chosen set):
  *  - items with v_j = 0, or w_j > C, never change V: never taken;

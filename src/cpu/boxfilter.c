@@ -1,6 +1,6 @@
 /*
  * boxfilter.c — the (2r+1) x (2r+1) mean filter of an 8-bit image through a
- * summed-area table (skss-task-arrays.md §V.B: "the summed area table can be
+ * summed-area table (Funasaka, Nakano, Ito, SKSS task arrays, §V.B: "the summed area table can be
  * used for applying the average filter"). The padded SAT of the image goes
  * to the context's arena, computed by the caller's SAT algorithm, then every
  * output pixel is one rectangle sum divided by its pixel count:

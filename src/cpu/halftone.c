@@ -1,6 +1,6 @@
 /*
  * halftone.c — SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU: error collection as a CPU task
- * array (skss-task-arrays.md, Section V.C: strips of rows, each strip's
+ * array (Funasaka, Nakano, Ito, SKSS task arrays, Section V.C: strips of rows, each strip's
  * pixels run as a parallelogram, strips soft-synchronised).
  *
  * Pixel (y, x) needs the errors of (y, x-1), (y, x-2) and of rows y-1, y-2 up

@@ -7,7 +7,7 @@
  *    skss_dither_kernel_get_info() in halftone_kernels.c is made from the
  *    same lines);
  *  - the per-pixel rule of skss.h and BITS packing;
- *  - error collection with register caching (error-diffusion-parallel.md,
+ *  - error collection with register caching (Kasagi, Nakano, Ito, parallel error diffusion,
  *    Section II) over a span of one row: the inner loop of the sequential
  *    EC-RC and of the task array.
  */

@@ -1,5 +1,5 @@
 /*
- * halftone_ref.c — the four sequential algorithms of error-diffusion-parallel.md,
+ * halftone_ref.c — the four sequential algorithms of Kasagi, Nakano, Ito's parallel error diffusion paper,
  * Section II (Table I), for every dither kernel, on the calling thread. All
  * keep errors as integers and divide a pixel's whole sum once, so all give
  * the same bytes:

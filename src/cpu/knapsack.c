@@ -1,7 +1,7 @@
 /*
  * knapsack.c — SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU: the 0-1 knapsack DP as a forward
  * task array run by Single Kernel Soft Synchronization on CPU threads
- * (skss-task-arrays.md, Sections IV and V.A; rowsync.h).
+ * (Funasaka, Nakano, Ito, SKSS task arrays, Sections IV and V.A; rowsync.h).
  *
  * Rows are items, columns are chunks of S capacities (S <= CHUNK_CELLS, a
  * multiple of 64, smaller when the capacity is small so that every worker

@@ -1,6 +1,6 @@
 /*
  * knapsack_ref.c — SKSS_KNAPSACK_ALGORITHM_DP, the sequential dynamic programme of the
- * 0-1 knapsack problem (skss-task-arrays.md, Section V.A):
+ * 0-1 knapsack problem (Funasaka, Nakano, Ito, SKSS task arrays, Section V.A):
  *   V[c][0] = 0;  V[c][j+1] = V[c][j] if c < w_j, else max(V[c][j], V[c-w_j][j] + v_j),
  * one item (row) after another over the capacities (all of them on CPU_REF,
  * from the row's lower bound on the CPU backend, see knapsack_impl.h), in two

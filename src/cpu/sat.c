@@ -1,5 +1,5 @@
 /*
- * sat.c — our CPU summed-area tables (skss-task-arrays.md §V.B for the
+ * sat.c — our CPU summed-area tables (Funasaka, Nakano, Ito, SKSS task arrays, §V.B for the
  * formula; the HMM paper's 2R1W idea for the bands).
  *  - ROWSCAN_CPU: one pass per row on the calling thread: row i of the
  *    table is row i-1 plus the running sum along row i. The input is read

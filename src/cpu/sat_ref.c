@@ -1,6 +1,6 @@
 /*
  * sat_ref.c — the HMM paper's two sequential CPU algorithms for the summed
- * area table (sat-hmm-1r1w.md, the CPU rows of Table II), the oracles every
+ * area table (Kasagi, Nakano, Ito, SAT on the asynchronous HMM, the CPU rows of Table II), the oracles every
  * other SAT is compared with. Both run on the calling thread.
  *  - 2R2W(CPU): column prefix sums in raster order, a[i][j] += a[i-1][j],
  *    then row prefix sums in raster order, a[i][j] += a[i][j-1], both in

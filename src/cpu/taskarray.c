@@ -1,6 +1,6 @@
 /*
  * taskarray.c — skss_taskarray_run(): users' own task arrays on the CPU
- * (skss-task-arrays.md, Sections II-IV).
+ * (Funasaka, Nakano, Ito, SKSS task arrays, Sections II-IV).
  *  - SKSS: the single soft-synchronised pass. Each worker takes a row by
  *    ticket (rowsync.h), runs its tasks left to right, waits before each
  *    task on the predecessors' rows' progress, and publishes its own.

@@ -1,6 +1,6 @@
 /*
  * boxfilter.cu — skss_boxfilter_u8() on the CUDA backend: the design of
- * src/cpu/boxfilter.c (skss-task-arrays.md §V.B: "the summed area table can
+ * src/cpu/boxfilter.c (Funasaka, Nakano, Ito, SKSS task arrays, §V.B: "the summed area table can
  * be used for applying the average filter") on the device, with results
  * identical to the CPU's byte for byte.
  *  - The padded SAT of the image goes to the context's device arena,

@@ -1,6 +1,6 @@
 /*
  * taskarray.cuh — the device side of Single Kernel Soft Synchronization
- * (skss-task-arrays.md §IV), shared by every SKSS kernel (SAT, halftone,
+ * (Funasaka, Nakano, Ito, SKSS task arrays, §IV), shared by every SKSS kernel (SAT, halftone,
  * knapsack): a warp (or block) takes the next row of the task array from
  * an atomic ticket counter, so it only ever waits on rows whose tickets were
  * taken earlier by warps that are already running — no deadlock whatever

@@ -151,7 +151,7 @@
 #define SKSS_CUDA_HT_PERM_TILE_ROWS 8
 #define SKSS_CUDA_HT_PERM_SHIFT_THREADS 256
 
-/* ---- Halftone: SKSS (halftone/halftone_skss.cu, skss-task-arrays.md §V.C) ---- */
+/* ---- Halftone: SKSS (halftone/halftone_skss.cu, Funasaka, Nakano, Ito, SKSS task arrays, §V.C) ---- */
 /* Warps per block; each warp takes its own strips of 32 rows by ticket. */
 #define SKSS_CUDA_HT_SKSS_WARPS 4
 

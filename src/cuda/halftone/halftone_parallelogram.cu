@@ -1,6 +1,6 @@
 /*
  * halftone_parallelogram.cu — the error-diffusion paper's algorithms
- * optimised for CUDA (error-diffusion-parallel.md, Section V, Table IV;
+ * optimised for CUDA (Kasagi, Nakano, Ito, parallel error diffusion, Section V, Table IV;
  * Table V (4)): 2-D PED and 2-D PEC on parallelogram blocks in shared
  * memory, with and without register caching (RC).
  *
@@ -40,7 +40,7 @@
  *    errors (int16).
  *  - PED: a shared int32 accumulator per pixel (inputs apart), initialised
  *    with what earlier blocks pushed; each pixel divides its accumulator
- *    once (DESIGN.md: the same bytes as collection) and pushes w * e to its
+ *    once (the same bytes as collection) and pushes w * e to its
  *    neighbours, rows below and the next block's first G columns included;
  *    the pushes beyond the block go out as partial sums: to the next
  *    block's 32 x G array (plain stores) and added into the strip's bottom
@@ -57,7 +57,7 @@
  *    keeps its pushes to its own row and to the next rows in register
  *    windows and adds each cell of a row below to shared memory once, when
  *    no more of its pushes can reach it.
- * Generalised to every kernel of DESIGN.md §3 through s (slope), R (rows)
+ * Generalised to every dither kernel of skss.h through s (slope), R (rows)
  * and G above; pixels outside the image (a strip's rows past H, columns
  * outside 0..W-1) take part with error 0 and are never written, so any size
  * works.

@@ -1,6 +1,6 @@
 /*
  * halftone_pram.cu — the error-diffusion paper's parallel algorithms "designed
- * for the asynchronous CRCW-PRAM" (error-diffusion-parallel.md, Sections III
+ * for the asynchronous CRCW-PRAM" (Kasagi, Nakano, Ito, parallel error diffusion, Sections III
  * and IV; Table V (2) and (3)), run on global memory as they are.
  *
  * k-delay parallel scan: one processor (CUDA thread) per image row; at step t
@@ -13,7 +13,7 @@
  *    error; reads never meet writes inside a step.
  *  - ped3, ped2-atomic, ped2-launch (k-D PED): each pixel reads its int32
  *    accumulator (the sum of the w * e pushed to it so far), divides it once
- *    (DESIGN.md: integer accumulators, so ED gives EC's bytes) and pushes
+ *    (integer accumulators, so ED gives EC's bytes) and pushes
  *    w * e to its unprocessed neighbours. At delay 2 two processors of one
  *    step can push to the same pixel (for Floyd-Steinberg: 7/16 to (i, x+1)
  *    from (i, x) and 3/16 from (i-1, x+2)), so ped3 lowers the parallelism
@@ -22,7 +22,7 @@
  *    pushes with an extra launch (the paper's extra BARRIER_SYNC) before the
  *    pushes to the row below; the first launch leaves the pixel's error in
  *    its accumulator for the second (the paper's extra write).
- * Generalised to every kernel of DESIGN.md §3 (rows R = 2 or 3, slope s = 2
+ * Generalised to every dither kernel of skss.h (rows R = 2 or 3, slope s = 2
  * or 3; the paper does Floyd-Steinberg, R = 2, s = 2): "2-delay" becomes
  * s-delay, the least delay at which every pixel's collected neighbours are
  * done; "3-delay" becomes the least delay at which no two processors of a

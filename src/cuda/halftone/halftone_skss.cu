@@ -1,6 +1,6 @@
 /*
  * halftone_skss.cu — SKSS_HALFTONE_ALGORITHM_SKSS: error collection as a backward
- * task array run by one kernel (skss-task-arrays.md §V.C, Fig. 9-11).
+ * task array run by one kernel (Funasaka, Nakano, Ito, SKSS task arrays, §V.C, Fig. 9-11).
  *
  * The image is cut into strips of 32 rows; each strip into parallelograms of
  * 32 x 32 pixels whose rows slide `slope` columns left per row (the paper's

@@ -7,7 +7,7 @@
  * handles column x = t - PRE - LAG r - D w (LAG >= the kernel's slope; D:
  * the extra lag between two warps; PRE = 2 LAG steps let lane 0 receive
  * the strip above's first columns before its own). The rows of one warp thus cover a 32 x 32
- * parallelogram every 32 steps (the paper's task, skss-task-arrays.md Fig.
+ * parallelogram every 32 steps (the paper's task, Funasaka, Nakano, Ito, SKSS task arrays, Fig.
  * 9-11, with LAG = slope and one warp: D does not matter).
  *
  * Each pixel is error collection with register caching turned into a push:

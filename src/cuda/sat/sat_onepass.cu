@@ -1,7 +1,7 @@
 /*
  * sat_onepass.cu — SKSS_SAT_ALGORITHM_ONEPASS (ours): one pass over the data, each
  * input element read once and each output written once, on the task-array
- * scheme of skss-task-arrays.md §IV with every carry found by decoupled
+ * scheme of Funasaka, Nakano, Ito, SKSS task arrays, §IV with every carry found by decoupled
  * look-back (Merrill & Garland), one element at a time.
  *
  * The table is cut into tiles of TILE_H = WARPS * RPW rows by TILE_W = 32 *

@@ -1,6 +1,6 @@
 /*
  * sat_taskarray.cu — the summed-area table as a fair task array
- * (skss-task-arrays.md §V.B): the table is cut into 32 x 32 tiles, task
+ * (Funasaka, Nakano, Ito, SKSS task arrays, §V.B): the table is cut into 32 x 32 tiles, task
  * (I, J) computes tile (I, J) with one warp, and needs the bottom row of
  * tile (I-1, J) and the right column of tile (I, J-1).
  *
