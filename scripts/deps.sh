@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh — installs what a fresh Debian 12 machine lacks to build, test and
-# run skss: the C toolchain, CMake/Ninja, libspng and cmocka from Debian's
-# packages; clang's libFuzzer runtime for the fuzz replay; and the Python
+# run skss: the C toolchain, CMake/Ninja, libspng, cmocka and cJSON from
+# Debian's packages; clang's libFuzzer runtime for the fuzz replay; and the Python
 # peers (NumPy, Pillow, OpenCV, OR-Tools, pytest, matplotlib) from PyPI.
 # Idempotent and quiet when everything is present. The CUDA toolkit is not
 # installed here: with nvcc on PATH (or in /usr/local/cuda) the CUDA backend
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(build-essential cmake ninja-build pkg-config libspng-dev libcmocka-dev
+APT_PACKAGES=(build-essential cmake ninja-build pkg-config libspng-dev libcmocka-dev libcjson-dev
   python3 python3-venv python3-pip clang libclang-rt-14-dev)
 PY_PACKAGES=(numpy pillow opencv-python-headless ortools pytest matplotlib)
 PY_IMPORTS="import numpy, PIL, cv2, ortools, pytest, matplotlib"
