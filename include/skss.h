@@ -21,13 +21,24 @@
  *    Scratch memory comes from a grow-only arena owned by the context (through
  *    the allocator hooks when given) and is released by skss_ctx_destroy().
  *  - Every primitive takes an algorithm enum whose first value, ..._AUTO,
- *    picks the fastest known algorithm for the backend; the other values name
- *    the papers' algorithms and our own. An algorithm the context's backend
- *    does not implement returns SKSS_ERR_UNSUPPORTED (never a silent fallback).
+ *    picks the fastest known algorithm for the backend that runs the call;
+ *    the other values name the papers' algorithms and our own, so their
+ *    tables can be reproduced. A context created with SKSS_BACKEND_AUTO runs
+ *    each primitive (and each algorithm) on the fastest of its backends that
+ *    has it: CUDA where it does, else the context's CPU threads
+ *    (skss_ctx_op_backend() says which). A context created with an explicit
+ *    backend never falls back: an algorithm or primitive that backend lacks
+ *    returns SKSS_ERR_UNSUPPORTED.
  *  - CUDA backend (when built): pointers may be device or host memory. With
  *    device pointers calls are asynchronous on the context's stream and
  *    skss_ctx_synchronize() reports deferred errors; host pointers are staged
- *    and the call returns when the results are in host memory.
+ *    and the call returns when the results are in host memory. A call that
+ *    an AUTO context runs on the CPU takes host (or managed) memory only;
+ *    device memory there is SKSS_ERR_INVALID_ARG.
+ *  - Names: functions are skss_<noun>_<verb>; the value of an enum skss_<x>
+ *    is SKSS_<X>_<VALUE> (skss_sat_layout: SKSS_SAT_LAYOUT_PADDED); status
+ *    codes are SKSS_OK and SKSS_ERR_<reason>; descriptors have a `size`
+ *    first and an SKSS_<X>_DESC_INIT initialiser.
  */
 #ifndef SKSS_H
 #define SKSS_H
@@ -83,7 +94,7 @@ SKSS_API const char *skss_status_string(skss_status status);
 /* ------------------------------------------------------------------------ */
 
 typedef enum skss_backend {
-  SKSS_BACKEND_AUTO = 0,    /* CUDA when built and a device exists, else CPU */
+  SKSS_BACKEND_AUTO = 0,    /* per primitive: CUDA where it has it, else CPU */
   SKSS_BACKEND_CPU_REF = 1, /* the papers' sequential algorithms (oracles)   */
   SKSS_BACKEND_CPU = 2,     /* multithreaded CPU implementation              */
   SKSS_BACKEND_CUDA = 3     /* NVIDIA GPUs through the CUDA runtime          */
@@ -121,19 +132,23 @@ typedef struct skss_ctx_desc {
 
 typedef struct skss_ctx skss_ctx;
 
-/* Creates a context. `desc` may be NULL (all defaults). On success *out is a
- * new context the caller destroys with skss_ctx_destroy(); on failure *out is
- * NULL (there is no context to read the error from: the status says why).
- * Creating a CPU context starts its worker threads. */
+/* Creates a context. `desc` may be NULL (all defaults: AUTO). On success
+ * *out is a new context the caller destroys with skss_ctx_destroy(); on
+ * failure *out is NULL and skss_ctx_last_error(NULL), on the same thread,
+ * says why. Creating a context with more than one CPU thread starts its
+ * worker threads (every backend has them: AUTO contexts run primitives
+ * without CUDA kernels on them). */
 SKSS_API skss_status skss_ctx_create(const skss_ctx_desc *desc, skss_ctx **out);
 /* Destroys a context, joining its threads and freeing its arena. NULL is a no-op. */
 SKSS_API void skss_ctx_destroy(skss_ctx *ctx);
-/* The backend actually in use (never AUTO). */
+/* The context's main backend (never AUTO): for an AUTO context CUDA when
+ * this build has it and a device is present, else CPU. */
 SKSS_API skss_backend skss_ctx_backend(const skss_ctx *ctx);
 /* Number of CPU worker threads of the context (1 for CPU_REF). */
 SKSS_API int skss_ctx_threads(const skss_ctx *ctx);
 /* Detail text of the last failed call on this context ("" if none); valid
- * until the next call on the context. Never NULL for a non-NULL ctx. */
+ * until the next call on the context. With ctx NULL: the reason the calling
+ * thread's last skss_ctx_create() failed ("" if it succeeded). Never NULL. */
 SKSS_API const char *skss_ctx_last_error(const skss_ctx *ctx);
 /* Waits for the context's queued work (CUDA) and returns its deferred error. */
 SKSS_API skss_status skss_ctx_synchronize(skss_ctx *ctx);
@@ -182,12 +197,20 @@ typedef enum skss_op {
   SKSS_OP_COMPACT
 } skss_op;
 
+/* The backend that runs primitive `op` with its AUTO algorithm on this
+ * context: the main backend when it has the primitive, else (AUTO contexts)
+ * SKSS_BACKEND_CPU; SKSS_BACKEND_AUTO when no backend of the context has it
+ * (an explicit CUDA context and a primitive without CUDA kernels), or when
+ * ctx is NULL or op unknown. */
+SKSS_API skss_backend skss_ctx_op_backend(const skss_ctx *ctx, skss_op op);
+
 /* Name of algorithm `algorithm` of primitive `op` ("auto", "2r2w-cpu", ...),
  * NULL if there is none. Names are stable and are what the CLI accepts. */
 SKSS_API const char *skss_algorithm_name(skss_op op, int algorithm);
 /* Parses an algorithm name of `op` into *out (an skss_<op>_algorithm value). */
 SKSS_API skss_status skss_algorithm_from_name(skss_op op, const char *name, int *out);
-/* 1 if the backend implements the algorithm (AUTO is implemented everywhere). */
+/* 1 if `backend` implements the algorithm; for algorithm 0 (AUTO), 1 if the
+ * backend has the primitive; for backend AUTO, 1 for every known algorithm. */
 SKSS_API int skss_algorithm_supported(skss_op op, int algorithm, skss_backend backend);
 
 /* ------------------------------------------------------------------------ */
@@ -229,12 +252,11 @@ typedef enum skss_sat_algorithm {
   SKSS_SAT_ALGORITHM_SCANROW_BRLT_LF = 27,
   SKSS_SAT_ALGORITHM_SCANROWCOLUMN_KS = 28,
   SKSS_SAT_ALGORITHM_SCANROWCOLUMN_LF = 29,
-  /* ours (CUDA): one pass, each input read once and each output written once;
-     tiles get their carries by decoupled look-back, so float outputs may
-     round differently from run to run (always within the bound below);
-     AUTO on CUDA runs it for every type (name SCANROWCOLUMN_KS for float
-     results that repeat bit for bit); its carries take device memory of
-     about 8% of the output table, which the context keeps for its next call */
+  /* ours (CUDA): one pass, each input element read once and each output
+     written once; AUTO on CUDA. Float outputs may round differently from
+     run to run, always within the bound below (SCANROWCOLUMN_KS repeats bit
+     for bit). Keeps device scratch of about 8% of the output table in the
+     context for its next call. */
   SKSS_SAT_ALGORITHM_ONEPASS = 30
 } skss_sat_algorithm;
 
@@ -373,14 +395,10 @@ typedef enum skss_halftone_algorithm {
   SKSS_HALFTONE_ALGORITHM_PEC_2D = 26,        /* 2-D parallel error collection            */
   SKSS_HALFTONE_ALGORITHM_PEC_2D_RC = 27,     /* 2-D PEC with register caching            */
   /* CUDA, task-array paper (Funasaka, Nakano, Ito, SKSS task arrays): */
-  SKSS_HALFTONE_ALGORITHM_SKSS = 28,          /* one kernel, a warp per strip of 32 x 32
-                                       parallelograms, strips by row ticket     */
-  /* ours (CUDA): one kernel, a block per strip of 128 pixel rows (4 warps,
-     each lane a row, each row the kernel's slope behind the one above;
-     64 rows of 2 warps for one image narrow enough that all its strips run
-     at once) walked left to right in column chunks, an I/O warp beside
-     each warp moving its pixels, strips by row ticket; batches run their
-     images' strips at once                                                 */
+  SKSS_HALFTONE_ALGORITHM_SKSS = 28,   /* one kernel: strips of 32 x 32
+                                          parallelograms by row ticket */
+  /* ours (CUDA): one kernel, strips of 64 or 128 pixel rows taken by row
+     ticket, a lane per row; AUTO on CUDA; batches run all images at once */
   SKSS_HALFTONE_ALGORITHM_STRIPS = 29
 } skss_halftone_algorithm;
 
@@ -432,21 +450,23 @@ typedef enum skss_knapsack_algorithm {
 
 /* V[c][j] = best value of items 0..j-1 within capacity c. The chosen set is
  * defined for every backend by: walking items from last to first at the
- * current capacity c, item j is taken iff V[c][j+1] != V[c][j].
- * Items with v_j = 0 or w_j > C are never taken and items with w_j = 0 are
- * taken iff v_j > 0, without the DP (the rule above gives the same). For
- * each other item reconstruction keeps 64 * ceil((C' + 1) / 64) decision
- * bits, C' = min(C, their total weight); when those bytes exceed `max_bytes`
- * (0 = 4 GiB) the call fails with SKSS_ERR_OUT_OF_MEMORY and says how many
- * bytes it needed. Value-only mode needs O(C') memory (threads + 1 rows of
- * C' + 1 cells). All of it comes from the context's arena, which keeps its
- * largest size until skss_ctx_destroy(). */
+ * current capacity c, item j is taken iff V[c][j+1] != V[c][j]. So items
+ * with v_j = 0 or w_j > C are never taken, and items with w_j = 0 are taken
+ * iff v_j > 0.
+ * Memory: with n' the items with 0 < w_j <= C and v_j > 0 and C' = min(C,
+ * their total weight), item reconstruction needs about n' * (C' + 1) / 8
+ * bytes of decision bits, value-only mode (threads + 1) * (C' + 1) * 8 bytes
+ * of value rows. `max_bytes` bounds all of the call's working memory
+ * (0 = 4 GiB): a call that would need more fails with SKSS_ERR_OUT_OF_MEMORY
+ * before it allocates, and its error text gives the bytes it needs. The
+ * memory comes from the context's arena, which keeps its largest size until
+ * skss_ctx_destroy(). */
 typedef struct skss_knapsack_desc {
   size_t size;              /* sizeof(skss_knapsack_desc) */
   int64_t n_items;          /* >= 0 */
   int64_t capacity;         /* >= 0 */
   int value_only;           /* 1: only the optimal value; `taken` may be NULL */
-  int64_t max_bytes;        /* limit on decision-bit memory; 0 = 4 GiB */
+  int64_t max_bytes;        /* limit on working memory; 0 = 4 GiB */
   skss_knapsack_algorithm algorithm;
 } skss_knapsack_desc;
 
@@ -587,8 +607,8 @@ typedef struct skss_taskarray_desc {
     SKSS_TASKARRAY_SCHEDULE_SKSS, NULL, NULL, NULL }
 
 /* Runs every task once, each after its predecessors, on the context's CPU
- * threads (a CUDA context runs it on its host threads too; device-side task
- * arrays are in skss_cuda.cuh). Returns after all tasks ran or the run stopped. */
+ * threads (every backend's context has them). Returns after all tasks ran
+ * or the run stopped. */
 SKSS_API skss_status skss_taskarray_run(skss_ctx *ctx, const skss_taskarray_desc *desc);
 
 #ifdef __cplusplus

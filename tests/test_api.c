@@ -127,8 +127,102 @@ static void test_ctx_misuse(void **state) {
   assert_int_equal(skss_ctx_create(&d, &ctx), SKSS_ERR_INVALID_ARG);
   assert_null(ctx);
   assert_int_equal(skss_ctx_synchronize(NULL), SKSS_ERR_INVALID_ARG);
-  assert_string_equal(skss_ctx_last_error(NULL), "");
   assert_int_equal(skss_ctx_threads(NULL), 0);
+}
+
+/* A failed skss_ctx_create() says why through skss_ctx_last_error(NULL);
+ * a successful one clears it. */
+static void test_failed_create_says_why(void **state) {
+  (void)state;
+  skss_ctx *ctx = NULL;
+  skss_ctx_desc d = SKSS_CTX_DESC_INIT;
+  d.threads = 5000;
+  assert_int_equal(skss_ctx_create(&d, &ctx), SKSS_ERR_INVALID_ARG);
+  assert_non_null(strstr(skss_ctx_last_error(NULL), "skss_ctx_create(): threads 5000"));
+  d.threads = 1;
+  d.backend = (skss_backend)42;
+  assert_int_equal(skss_ctx_create(&d, &ctx), SKSS_ERR_INVALID_ARG);
+  assert_non_null(strstr(skss_ctx_last_error(NULL), "unknown backend 42"));
+  assert_int_equal(skss_ctx_create(NULL, NULL), SKSS_ERR_INVALID_ARG);
+  assert_non_null(strstr(skss_ctx_last_error(NULL), "out is NULL"));
+  if (skss_device_count() == 0) {
+    d.backend = SKSS_BACKEND_CUDA;
+    assert_int_not_equal(skss_ctx_create(&d, &ctx), SKSS_OK);
+    assert_non_null(strstr(skss_ctx_last_error(NULL), "skss_ctx_create(): "));
+  }
+  assert_int_equal(skss_ctx_create(NULL, &ctx), SKSS_OK);
+  assert_string_equal(skss_ctx_last_error(NULL), "");
+  skss_ctx_destroy(ctx);
+}
+
+/* An AUTO context runs every primitive: on CUDA where it has kernels, else
+ * on the CPU threads; skss_ctx_op_backend() says which. An explicit backend
+ * never falls back. */
+static void test_auto_runs_every_primitive(void **state) {
+  (void)state;
+  skss_ctx *ctx = tu_ctx(SKSS_BACKEND_AUTO, 2);
+  const skss_backend main_backend = skss_ctx_backend(ctx);
+  for (int op = SKSS_OP_SAT; op <= SKSS_OP_COMPACT; op++) {
+    skss_backend b = skss_ctx_op_backend(ctx, (skss_op)op);
+    assert_true(b == main_backend || b == SKSS_BACKEND_CPU);
+    assert_true(skss_algorithm_supported((skss_op)op, 0, b));
+  }
+  assert_int_equal(skss_ctx_op_backend(ctx, (skss_op)9), SKSS_BACKEND_AUTO);
+  assert_int_equal(skss_ctx_op_backend(NULL, SKSS_OP_SAT), SKSS_BACKEND_AUTO);
+
+  const int64_t w[3] = {2, 3, 4}, v[3] = {3, 4, 5};
+  int64_t best = -1;
+  uint8_t taken[3] = {9, 9, 9};
+  skss_knapsack_desc kd = SKSS_KNAPSACK_DESC_INIT;
+  kd.n_items = 3;
+  kd.capacity = 5;
+  TU_OK(ctx, skss_knapsack(ctx, &kd, w, v, &best, taken));
+  assert_int_equal(best, 7);
+  assert_true(taken[0] == 1 && taken[1] == 1 && taken[2] == 0);
+
+  const float in[5] = {1.f, -2.f, 3.f, 0.f, 5.f};
+  float kept[5];
+  int64_t count = -1;
+  skss_compact_desc cd = SKSS_COMPACT_DESC_INIT;
+  cd.n = 5;
+  cd.keep = SKSS_COMPACT_KEEP_GT;
+  cd.a.f = 0.5;
+  TU_OK(ctx, skss_compact(ctx, &cd, in, kept, NULL, &count));
+  assert_int_equal(count, 3);
+  assert_true(kept[0] == 1.f && kept[1] == 3.f && kept[2] == 5.f);
+
+  /* An explicit CPU algorithm in an AUTO context runs on the CPU. */
+  uint8_t img[6] = {1, 2, 3, 4, 5, 6};
+  uint32_t sat[6] = {0};
+  skss_sat_desc sd = SKSS_SAT_DESC_INIT;
+  sd.height = 2;
+  sd.width = 3;
+  sd.algorithm = SKSS_SAT_ALGORITHM_2R2W_CPU;
+  TU_OK(ctx, skss_sat(ctx, &sd, img, sat, NULL));
+  assert_int_equal(sat[5], 21);
+  skss_ctx_destroy(ctx);
+}
+
+/* A primitive the explicit backend lacks is an error that names the way out. */
+static void test_explicit_backend_never_falls_back(void **state) {
+  (void)state;
+  if (skss_device_count() == 0) skip();
+  skss_ctx *ctx = tu_ctx(SKSS_BACKEND_CUDA, 1);
+  if (skss_algorithm_supported(SKSS_OP_KNAPSACK, 0, SKSS_BACKEND_CUDA)) {
+    skss_ctx_destroy(ctx);
+    skip(); /* CUDA has knapsack kernels now: nothing to fall back from */
+  }
+  assert_int_equal(skss_ctx_op_backend(ctx, SKSS_OP_KNAPSACK), SKSS_BACKEND_AUTO);
+  const int64_t w[1] = {1}, v[1] = {1};
+  int64_t best = -1;
+  skss_knapsack_desc kd = SKSS_KNAPSACK_DESC_INIT;
+  kd.n_items = 1;
+  kd.capacity = 1;
+  kd.value_only = 1;
+  assert_int_equal(skss_knapsack(ctx, &kd, w, v, &best, NULL), SKSS_ERR_UNSUPPORTED);
+  assert_non_null(strstr(skss_ctx_last_error(ctx), "auto backend"));
+  assert_int_equal(best, -1);
+  skss_ctx_destroy(ctx);
 }
 
 static void test_dtype_table(void **state) {
@@ -201,6 +295,9 @@ int main(void) {
       cmocka_unit_test(test_cuda_without_device),
       cmocka_unit_test(test_allocator_hooks_see_every_allocation),
       cmocka_unit_test(test_ctx_misuse),
+      cmocka_unit_test(test_failed_create_says_why),
+      cmocka_unit_test(test_auto_runs_every_primitive),
+      cmocka_unit_test(test_explicit_backend_never_falls_back),
       cmocka_unit_test(test_dtype_table),
       cmocka_unit_test(test_algorithm_names_round_trip),
       cmocka_unit_test(test_unsupported_algorithm_is_an_error_not_a_fallback),

@@ -20,6 +20,7 @@ skss_status skss__cuda_ctx_init(skss_ctx *ctx, int device, void *stream) {
 }
 void skss__cuda_ctx_release(skss_ctx *ctx) { (void)ctx; }
 skss_status skss__cuda_synchronize(skss_ctx *ctx) { (void)ctx; return SKSS_OK; }
+int skss__cuda_is_device_only(const void *ptr) { (void)ptr; return 0; }
 skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *call) {
   (void)algorithm;
   (void)call;

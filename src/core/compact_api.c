@@ -102,6 +102,10 @@ skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc, const voi
   int algorithm;
   st = skss__resolve_algorithm(ctx, FN, SKSS_OP_COMPACT, (int)desc->algorithm, &algorithm);
   if (st != SKSS_OK) return st;
+  const void *const host[5] = {in, desc->mask, out_values, out_indices, count};
+  const char *const names[5] = {"in", "mask", "out_values", "out_indices", "count"};
+  st = skss__check_host_pointers(ctx, FN, 5, host, names);
+  if (st != SKSS_OK) return st;
   const skss__compact_job job = {
       .in = in,
       .n = desc->n,

@@ -1,7 +1,11 @@
 /*
  * context.c — the skss_ctx: backend choice, worker threads, allocator hooks,
- * the grow-only scratch arena, and per-context error text.
+ * the grow-only scratch arena, and per-context error text. A failed
+ * skss_ctx_create() has no context to hold its reason, so that one text is
+ * kept per thread (the only state outside a context), read back with
+ * skss_ctx_last_error(NULL).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +44,37 @@ skss_status skss__fail(skss_ctx *ctx, skss_status status, const char *fmt, ...) 
 
 void skss__clear_error(skss_ctx *ctx) { ctx->error[0] = '\0'; }
 
-const char *skss_ctx_last_error(const skss_ctx *ctx) { return ctx ? ctx->error : ""; }
+/* The reason the calling thread's last skss_ctx_create() failed ("" if it
+ * succeeded): thread-local, so threads creating contexts never race. */
+static _Thread_local char create_error[512];
+
+static skss_status create_fail(skss_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static skss_status create_fail(skss_status status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(create_error, sizeof create_error, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+const char *skss_ctx_last_error(const skss_ctx *ctx) { return ctx ? ctx->error : create_error; }
+
+skss_status skss__check_host_pointers(skss_ctx *ctx, const char *fn, int count,
+                                      const void *const *pointers, const char *const *names) {
+  if (ctx->cuda == NULL) return SKSS_OK; /* no device: every pointer is host memory */
+  for (int k = 0; k < count; k++)
+    if (pointers[k] != NULL && skss__cuda_is_device_only(pointers[k]))
+      return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
+                        "%s: %s is device memory, but this primitive runs on the CPU (the cuda "
+                        "backend has no kernels for it yet): pass host memory",
+                        fn, names[k]);
+  return SKSS_OK;
+}
 
 static void *default_alloc(size_t bytes, size_t align, void *user) {
   (void)user;
@@ -107,36 +141,63 @@ static int online_cpus(void) {
   return n < 1 ? 1 : (n > 1024 ? 1024 : (int)n);
 }
 
-skss_status skss_ctx_create(const skss_ctx_desc *desc, skss_ctx **out) {
-  if (out == NULL) return SKSS_ERR_INVALID_ARG;
-  *out = NULL;
-  skss_ctx_desc d = SKSS_CTX_DESC_INIT;
-  if (desc != NULL) {
-    if (desc->size < sizeof(skss_ctx_desc)) return SKSS_ERR_INVALID_ARG;
-    d = *desc;
-  }
-  if (d.threads < 0 || d.threads > 1024) return SKSS_ERR_INVALID_ARG;
-  if (d.allocator && (d.allocator->alloc == NULL || d.allocator->free == NULL))
-    return SKSS_ERR_INVALID_ARG;
-  skss_backend backend = d.backend;
-  switch (backend) {
+static const char *const CREATE_FN = "skss_ctx_create()";
+
+/* The backend a context is created for (AUTO resolved), or a failure. */
+static skss_status pick_backend(skss_backend requested, skss_backend *out) {
+  switch (requested) {
     case SKSS_BACKEND_AUTO:
-      backend = skss_backend_available(SKSS_BACKEND_CUDA) ? SKSS_BACKEND_CUDA : SKSS_BACKEND_CPU;
-      break;
+      *out = skss_backend_available(SKSS_BACKEND_CUDA) ? SKSS_BACKEND_CUDA : SKSS_BACKEND_CPU;
+      return SKSS_OK;
     case SKSS_BACKEND_CPU_REF:
-    case SKSS_BACKEND_CPU: break;
+    case SKSS_BACKEND_CPU: *out = requested; return SKSS_OK;
     case SKSS_BACKEND_CUDA:
-      if (!skss_backend_built(SKSS_BACKEND_CUDA)) return SKSS_ERR_UNSUPPORTED;
-      if (!skss_backend_available(SKSS_BACKEND_CUDA)) return SKSS_ERR_NO_DEVICE;
-      break;
-    default: return SKSS_ERR_INVALID_ARG;
+      *out = requested;
+      if (!skss_backend_built(SKSS_BACKEND_CUDA))
+        return create_fail(SKSS_ERR_UNSUPPORTED, "%s: this build has no CUDA backend", CREATE_FN);
+      if (!skss_backend_available(SKSS_BACKEND_CUDA))
+        return create_fail(SKSS_ERR_NO_DEVICE, "%s: the cuda backend found no CUDA device",
+                           CREATE_FN);
+      return SKSS_OK;
   }
+  return create_fail(SKSS_ERR_INVALID_ARG, "%s: unknown backend %d", CREATE_FN, (int)requested);
+}
+
+/* Checks a desc; returns its values (defaults for NULL) in *d. */
+static skss_status read_ctx_desc(const skss_ctx_desc *desc, skss_ctx_desc *d) {
+  const skss_ctx_desc defaults = SKSS_CTX_DESC_INIT;
+  *d = defaults;
+  if (desc == NULL) return SKSS_OK;
+  if (desc->size < sizeof(skss_ctx_desc))
+    return create_fail(SKSS_ERR_INVALID_ARG, "%s: desc->size is %zu, expected %zu", CREATE_FN,
+                       desc->size, sizeof(skss_ctx_desc));
+  *d = *desc;
+  if (d->threads < 0 || d->threads > 1024)
+    return create_fail(SKSS_ERR_INVALID_ARG, "%s: threads %d is outside 0..1024", CREATE_FN,
+                       d->threads);
+  if (d->allocator && (d->allocator->alloc == NULL || d->allocator->free == NULL))
+    return create_fail(SKSS_ERR_INVALID_ARG, "%s: the allocator's %s hook is NULL", CREATE_FN,
+                       d->allocator->alloc == NULL ? "alloc" : "free");
+  return SKSS_OK;
+}
+
+skss_status skss_ctx_create(const skss_ctx_desc *desc, skss_ctx **out) {
+  create_error[0] = '\0';
+  if (out == NULL) return create_fail(SKSS_ERR_INVALID_ARG, "%s: out is NULL", CREATE_FN);
+  *out = NULL;
+  skss_ctx_desc d;
+  skss_backend backend = SKSS_BACKEND_AUTO;
+  skss_status st = read_ctx_desc(desc, &d);
+  if (st == SKSS_OK) st = pick_backend(d.backend, &backend);
+  if (st != SKSS_OK) return st;
   skss_allocator alloc = {default_alloc, default_free, NULL};
   if (d.allocator) alloc = *d.allocator;
   skss_ctx *ctx = alloc.alloc(sizeof *ctx, 64, alloc.user_data);
-  if (ctx == NULL) return SKSS_ERR_OUT_OF_MEMORY;
+  if (ctx == NULL)
+    return create_fail(SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for the context", CREATE_FN);
   memset(ctx, 0, sizeof *ctx);
   ctx->backend = backend;
+  ctx->auto_backend = d.backend == SKSS_BACKEND_AUTO;
   ctx->alloc = alloc;
   ctx->device = d.device;
   ctx->threads = backend == SKSS_BACKEND_CPU_REF ? 1 : (d.threads ? d.threads : online_cpus());
@@ -144,12 +205,14 @@ skss_status skss_ctx_create(const skss_ctx_desc *desc, skss_ctx **out) {
     ctx->pool = skss__pool_create(ctx, ctx->threads);
     if (ctx->pool == NULL) {
       alloc.free(ctx, alloc.user_data);
-      return SKSS_ERR_OUT_OF_MEMORY;
+      return create_fail(SKSS_ERR_OUT_OF_MEMORY, "%s: could not start %d worker threads",
+                         CREATE_FN, d.threads ? d.threads : online_cpus());
     }
   }
   if (backend == SKSS_BACKEND_CUDA) {
-    skss_status st = skss__cuda_ctx_init(ctx, d.device, d.cuda_stream);
+    st = skss__cuda_ctx_init(ctx, d.device, d.cuda_stream);
     if (st != SKSS_OK) {
+      create_fail(st, "%s", ctx->error[0] ? ctx->error : "skss_ctx_create(): CUDA setup failed");
       skss_ctx_destroy(ctx);
       return st;
     }

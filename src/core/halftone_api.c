@@ -169,15 +169,19 @@ skss_status skss_halftone(skss_ctx *ctx, const skss_halftone_desc *desc, const u
   if (st != SKSS_OK) return st;
   if (in == NULL) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: in is NULL", FN);
   if (out == NULL) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: out is NULL", FN);
-  if (ctx->backend != SKSS_BACKEND_CUDA) {
-    st = cpu_scratch_size(ctx, (skss_halftone_algorithm)alg, &job);
+  const bool on_cuda = skss__algorithm_backend(ctx, SKSS_OP_HALFTONE, alg) == SKSS_BACKEND_CUDA;
+  if (!on_cuda) {
+    const void *const host[2] = {in, out};
+    const char *const names[2] = {"in", "out"};
+    st = skss__check_host_pointers(ctx, FN, 2, host, names);
+    if (st == SKSS_OK) st = cpu_scratch_size(ctx, (skss_halftone_algorithm)alg, &job);
     if (st != SKSS_OK) return st;
   }
   if (overlap(in, in_total, out, out_total))
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: in and out overlap", FN);
   job.in = in;
   job.out = out;
-  if (ctx->backend == SKSS_BACKEND_CUDA) {
+  if (on_cuda) {
     const skss__halftone_call call = {in,         job.in_pitch, in_stride, out,          job.out_pitch,
                                       out_stride, d.height,     d.width,   d.images,     d.kernel,
                                       job.white_above,          d.output};

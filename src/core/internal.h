@@ -20,7 +20,8 @@ extern "C" { /* the CUDA sources (C++) call into the C core */
 typedef struct skss__pool skss__pool;
 
 struct skss_ctx {
-  skss_backend backend;
+  skss_backend backend;   /* the main backend: CUDA, CPU or CPU_REF (never AUTO) */
+  bool auto_backend;      /* created as AUTO: primitives CUDA lacks run on the CPU */
   int threads;
   int device;
   skss_allocator alloc;
@@ -88,10 +89,22 @@ skss_status skss__check_2d(skss_ctx *ctx, const char *fn, const char *what, int6
                         (size_t)(desc)->size, sizeof(type));                               \
   } while (0)
 
-/* Resolves an algorithm: AUTO becomes the backend's default; an algorithm the
- * backend lacks is an error. */
+/* Resolves an algorithm for the context: AUTO becomes the default of the
+ * backend that runs the primitive (skss__algorithm_backend); an algorithm no
+ * backend of the context has is SKSS_ERR_UNSUPPORTED. */
 skss_status skss__resolve_algorithm(skss_ctx *ctx, const char *fn, skss_op op, int requested,
                                     int *resolved);
+
+/* The backend of `ctx` that runs `algorithm` of `op` (0 = AUTO): the main
+ * backend when it has it, else, for an AUTO context, the CPU threads;
+ * SKSS_BACKEND_AUTO when none does. */
+skss_backend skss__algorithm_backend(const skss_ctx *ctx, skss_op op, int algorithm);
+
+/* For a call that runs on the CPU in a context that also holds a CUDA
+ * device (AUTO): fails with SKSS_ERR_INVALID_ARG when one of the `count`
+ * pointers is device memory, which the CPU cannot read. */
+skss_status skss__check_host_pointers(skss_ctx *ctx, const char *fn, int count,
+                                      const void *const *pointers, const char *const *names);
 
 #ifdef __cplusplus
 }

@@ -202,10 +202,15 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
   SKSS__CHECK_CTX(ctx);
   SKSS__CHECK_DESC(ctx, FN, desc, skss_knapsack_desc);
   skss_status st = check_desc(ctx, desc, weights, values, best_value, taken);
-  if (st == SKSS_OK) st = check_items(ctx, desc->n_items, weights, values);
   int algorithm = 0;
   if (st == SKSS_OK)
     st = skss__resolve_algorithm(ctx, FN, SKSS_OP_KNAPSACK, (int)desc->algorithm, &algorithm);
+  if (st == SKSS_OK) {
+    const void *const host[4] = {weights, values, best_value, taken};
+    const char *const names[4] = {"weights", "values", "best_value", "taken"};
+    st = skss__check_host_pointers(ctx, FN, 4, host, names);
+  }
+  if (st == SKSS_OK) st = check_items(ctx, desc->n_items, weights, values);
   skss__knap p;
   memset(&p, 0, sizeof p);
   layout l = {0, 0, 0, 0};

@@ -126,16 +126,32 @@ skss_status skss_algorithm_from_name(skss_op op, const char *name, int *out) {
   return SKSS_ERR_INVALID_ARG;
 }
 
+/* The algorithm AUTO stands for on `backend`; -1 where it has no kernels. */
+static int auto_algorithm(skss_op op, skss_backend backend) {
+  const auto_row *a = &AUTOS[op];
+  return backend == SKSS_BACKEND_CPU_REF ? a->cpu_ref : backend == SKSS_BACKEND_CPU ? a->cpu : a->cuda;
+}
+
 int skss_algorithm_supported(skss_op op, int algorithm, skss_backend backend) {
   const alg_row *r = find(op, algorithm);
   if (r == NULL || (unsigned)backend > SKSS_BACKEND_CUDA) return 0;
   if (backend == SKSS_BACKEND_AUTO) return 1;
-  if (algorithm == 0) {
-    const auto_row *a = &AUTOS[op];
-    int id = backend == SKSS_BACKEND_CPU_REF ? a->cpu_ref : backend == SKSS_BACKEND_CPU ? a->cpu : a->cuda;
-    return id >= 0;
-  }
+  if (algorithm == 0) return auto_algorithm(op, backend) >= 0;
   return (r->backends >> backend) & 1u;
+}
+
+skss_backend skss__algorithm_backend(const skss_ctx *ctx, skss_op op, int algorithm) {
+  if (ctx == NULL || (unsigned)op > SKSS_OP_COMPACT) return SKSS_BACKEND_AUTO;
+  if (skss_algorithm_supported(op, algorithm, ctx->backend)) return ctx->backend;
+  /* why: an AUTO context on a GPU runs what CUDA lacks on its CPU threads */
+  if (ctx->auto_backend && ctx->backend == SKSS_BACKEND_CUDA &&
+      skss_algorithm_supported(op, algorithm, SKSS_BACKEND_CPU))
+    return SKSS_BACKEND_CPU;
+  return SKSS_BACKEND_AUTO;
+}
+
+skss_backend skss_ctx_op_backend(const skss_ctx *ctx, skss_op op) {
+  return skss__algorithm_backend(ctx, op, 0);
 }
 
 skss_status skss__resolve_algorithm(skss_ctx *ctx, const char *fn, skss_op op, int requested,
@@ -144,23 +160,21 @@ skss_status skss__resolve_algorithm(skss_ctx *ctx, const char *fn, skss_op op, i
   if (r == NULL)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown %s algorithm %d", fn, OP_NAMES[op],
                       requested);
-  if (!skss_algorithm_supported(op, requested, ctx->backend)) {
-    /* why: the primitive has no kernels on this backend yet, or the
-     * algorithm belongs to another backend */
-    const char *why = requested == 0                   ? " yet"
-                      : (r->backends & B_CUDA) != 0    ? " (a CUDA algorithm: use the cuda backend)"
-                                                       : " (a CPU algorithm: use the cpu or cpu-ref backend)";
-    return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: the %s backend has no %s algorithm '%s'%s", fn,
-                      skss_backend_name(ctx->backend), OP_NAMES[op], r->name, why);
+  skss_backend backend = skss__algorithm_backend(ctx, op, requested);
+  if (backend == SKSS_BACKEND_AUTO) {
+    const char *name = skss_backend_name(ctx->backend);
+    if (requested == 0)
+      return skss__fail(ctx, SKSS_ERR_UNSUPPORTED,
+                        "%s: the %s backend has no %s kernels yet (a context created with the auto "
+                        "backend runs %s on the CPU)",
+                        fn, name, OP_NAMES[op], OP_NAMES[op]);
+    const char *why = (r->backends & B_CUDA) == 0 ? "a CPU algorithm: use the cpu, cpu-ref or auto backend"
+                      : ctx->auto_backend       ? "a CUDA algorithm, and this machine has no CUDA device"
+                                                : "a CUDA algorithm: use the cuda or auto backend";
+    return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: the %s backend has no %s algorithm '%s' (%s)",
+                      fn, name, OP_NAMES[op], r->name, why);
   }
-  if (requested != 0) {
-    *resolved = requested;
-    return SKSS_OK;
-  }
-  const auto_row *a = &AUTOS[op];
-  *resolved = ctx->backend == SKSS_BACKEND_CPU_REF ? a->cpu_ref
-              : ctx->backend == SKSS_BACKEND_CPU   ? a->cpu
-                                                   : a->cuda;
+  *resolved = requested != 0 ? requested : auto_algorithm(op, backend);
   return SKSS_OK;
 }
 

@@ -135,6 +135,15 @@ bool skss__cuda_is_device_ptr(const void *ptr) {
   return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
 }
 
+extern "C" int skss__cuda_is_device_only(const void *ptr) {
+  cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+    (void)cudaGetLastError(); /* an unregistered host pointer on old runtimes */
+    return 0;
+  }
+  return attr.type == cudaMemoryTypeDevice;
+}
+
 extern "C" skss_status skss__cuda_synchronize(skss_ctx *ctx) {
   SKSS_CUDA_TRY(ctx, "skss_ctx_synchronize()", cudaStreamSynchronize(skss__cuda(ctx)->stream));
   return SKSS_OK;
