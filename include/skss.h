@@ -227,35 +227,36 @@ typedef enum skss_sat_layout {
 
 typedef enum skss_sat_algorithm {
   SKSS_SAT_ALGORITHM_AUTO = 0,
-  /* HMM paper, sequential CPU algorithms (backends CPU_REF and CPU): */
-  SKSS_SAT_ALGORITHM_2R2W_CPU = 1, /* column prefix sums in raster order, then rows  */
+  /* Kasagi, Nakano, Ito (SAT on the asynchronous HMM), sequential CPU
+     algorithms, backends CPU_REF and CPU: */
+  SKSS_SAT_ALGORITHM_2R2W_CPU = 1, /* column prefix sums in raster order, then rows */
   SKSS_SAT_ALGORITHM_4R1W_CPU = 2, /* b[i][j] = a + b[i][j-1] + b[i-1][j] - b[i-1][j-1] */
-  /* ours (CPU): one pass per row with a running sum, 1 read + 1 write:     */
-  SKSS_SAT_ALGORITHM_ROWSCAN_CPU = 3,
-  /* ours (CPU): row bands on threads; band column sums first (2R1W)        */
-  SKSS_SAT_ALGORITHM_BANDS_CPU = 4,
-  /* CUDA, HMM paper (Kasagi, Nakano, Ito, SAT on the asynchronous HMM): */
-  SKSS_SAT_ALGORITHM_2R2W = 16,        /* column prefix sums, then row prefix sums     */
-  SKSS_SAT_ALGORITHM_4R4W = 17,        /* 2R2W with diagonal-arrangement transposes    */
-  SKSS_SAT_ALGORITHM_4R1W = 18,        /* formula (1), one launch per anti-diagonal    */
-  SKSS_SAT_ALGORITHM_2R1W = 19,        /* block sums, their SAT (recursive), then tiles */
-  SKSS_SAT_ALGORITHM_1R1W = 20,        /* one launch per block diagonal                */
-  SKSS_SAT_ALGORITHM_1PR_R1W = 21,     /* (1+r)R1W: 2R1W on the first and last r of the
-                                block diagonals, 1R1W between; r per size    */
-  /* CUDA, task-array paper (Funasaka, Nakano, Ito, SKSS task arrays): */
-  SKSS_SAT_ALGORITHM_SKSS = 22,        /* one kernel, 32 x 32 warp tasks by row ticket */
-  SKSS_SAT_ALGORITHM_PARALLEL_FAIR = 23, /* one launch per task diagonal (baseline)    */
-  /* CUDA, register-cache paper (Chen et al., SAT with register caching), Kogge-Stone / Ladner-Fischer: */
+  /* ours, CPU: */
+  SKSS_SAT_ALGORITHM_ROWSCAN_CPU = 3, /* one pass per row, running sums: 1 read, 1 write */
+  SKSS_SAT_ALGORITHM_BANDS_CPU = 4,   /* row bands on threads, band column sums first */
+  /* Kasagi, Nakano, Ito (SAT on the asynchronous HMM), CUDA: */
+  SKSS_SAT_ALGORITHM_2R2W = 16,    /* column prefix sums, then row prefix sums */
+  SKSS_SAT_ALGORITHM_4R4W = 17,    /* 2R2W with diagonal-arrangement transposes */
+  SKSS_SAT_ALGORITHM_4R1W = 18,    /* formula (1), one launch per anti-diagonal */
+  SKSS_SAT_ALGORITHM_2R1W = 19,    /* block sums, their SAT (recursive), then tiles */
+  SKSS_SAT_ALGORITHM_1R1W = 20,    /* one launch per block diagonal */
+  SKSS_SAT_ALGORITHM_1PR_R1W = 21, /* (1+r)R1W: 2R1W on the first and last r of the
+                                      block diagonals, 1R1W between; r per size */
+  /* Funasaka, Nakano, Ito (SKSS task arrays), CUDA: */
+  SKSS_SAT_ALGORITHM_SKSS = 22,          /* one kernel, 32 x 32 tasks by row ticket */
+  SKSS_SAT_ALGORITHM_PARALLEL_FAIR = 23, /* one launch per task diagonal (baseline) */
+  /* Chen et al. (SAT with register caching), CUDA; KS = Kogge-Stone and
+     LF = Ladner-Fischer warp scans: */
   SKSS_SAT_ALGORITHM_BRLT_SCANROW_KS = 24,
   SKSS_SAT_ALGORITHM_BRLT_SCANROW_LF = 25,
   SKSS_SAT_ALGORITHM_SCANROW_BRLT_KS = 26,
   SKSS_SAT_ALGORITHM_SCANROW_BRLT_LF = 27,
   SKSS_SAT_ALGORITHM_SCANROWCOLUMN_KS = 28,
   SKSS_SAT_ALGORITHM_SCANROWCOLUMN_LF = 29,
-  /* ours (CUDA): one pass, each input element read once and each output
-     written once; AUTO on CUDA. Float outputs may round differently from
-     run to run, always within the bound below (SCANROWCOLUMN_KS repeats bit
-     for bit). Keeps device scratch of about 8% of the output table in the
+  /* ours, CUDA, AUTO there: one pass, each input element read once and each
+     output written once. Float outputs may round differently from run to
+     run, always within the bound below (SCANROWCOLUMN_KS repeats bit for
+     bit). Keeps device scratch of about 8% of the output table in the
      context for its next call. */
   SKSS_SAT_ALGORITHM_ONEPASS = 30
 } skss_sat_algorithm;
@@ -325,7 +326,8 @@ typedef struct skss_boxfilter_desc {
 } skss_boxfilter_desc;
 
 #define SKSS_BOXFILTER_DESC_INIT \
-  { sizeof(skss_boxfilter_desc), 0, 0, 1, 0, 0, SKSS_BOXFILTER_BORDER_CLIP, SKSS_SAT_ALGORITHM_AUTO }
+  { sizeof(skss_boxfilter_desc), 0, 0, 1, 0, 0, SKSS_BOXFILTER_BORDER_CLIP, \
+    SKSS_SAT_ALGORITHM_AUTO }
 
 /* Mean filter of an 8-bit gray image; `in` and `out` must not overlap.
  * SKSS_ERR_OVERFLOW if a window can sum past 2^32 and the image past 2^53. */
@@ -372,33 +374,34 @@ typedef enum skss_halftone_output {
 
 typedef enum skss_halftone_algorithm {
   SKSS_HALFTONE_ALGORITHM_AUTO = 0,
-  /* error-diffusion paper, sequential (backends CPU_REF and CPU): */
-  SKSS_HALFTONE_ALGORITHM_ED = 1,    /* error diffusion: push errors to 4+ neighbours */
+  /* Kasagi, Nakano, Ito (parallel error diffusion), sequential, backends
+     CPU_REF and CPU: */
+  SKSS_HALFTONE_ALGORITHM_ED = 1,    /* error diffusion: push errors to neighbours */
   SKSS_HALFTONE_ALGORITHM_EC = 2,    /* error collection: pull errors from neighbours */
-  SKSS_HALFTONE_ALGORITHM_ED_RC = 3, /* error diffusion with register caching         */
-  SKSS_HALFTONE_ALGORITHM_EC_RC = 4, /* error collection with register caching        */
-  /* ours (CPU): a CPU task array: rows by ticket, rows lag by the slope   */
-  SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU = 5,
-  /* CUDA, error-diffusion paper (Kasagi, Nakano, Ito, parallel error diffusion), on global memory: */
-  SKSS_HALFTONE_ALGORITHM_PED3 = 16,          /* 3-delay parallel error diffusion         */
-  SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC = 17,   /* 2-delay PED, pushes by atomicAdd         */
-  SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH = 18,   /* 2-delay PED, an extra launch per step    */
-  SKSS_HALFTONE_ALGORITHM_PEC2 = 19,          /* 2-delay parallel error collection        */
-  /* the same four with the row-shift + transpose data permutation:          */
+  SKSS_HALFTONE_ALGORITHM_ED_RC = 3, /* error diffusion with register caching */
+  SKSS_HALFTONE_ALGORITHM_EC_RC = 4, /* error collection with register caching */
+  /* ours, CPU: */
+  SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU = 5, /* rows by ticket, each a slope behind */
+  /* Kasagi, Nakano, Ito (parallel error diffusion), CUDA, on global memory: */
+  SKSS_HALFTONE_ALGORITHM_PED3 = 16,        /* 3-delay parallel error diffusion */
+  SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC = 17, /* 2-delay PED, pushes by atomicAdd */
+  SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH = 18, /* 2-delay PED, an extra launch per step */
+  SKSS_HALFTONE_ALGORITHM_PEC2 = 19,        /* 2-delay parallel error collection */
+  /* the same four with the row-shift + transpose data permutation: */
   SKSS_HALFTONE_ALGORITHM_PED3_PERM = 20,
   SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC_PERM = 21,
   SKSS_HALFTONE_ALGORITHM_PED2_LAUNCH_PERM = 22,
   SKSS_HALFTONE_ALGORITHM_PEC2_PERM = 23,
-  /* parallelogram blocks in shared memory, one launch per diagonal label:   */
-  SKSS_HALFTONE_ALGORITHM_PED_2D = 24,        /* 2-D parallel error diffusion             */
-  SKSS_HALFTONE_ALGORITHM_PED_2D_RC = 25,     /* 2-D PED with register caching            */
-  SKSS_HALFTONE_ALGORITHM_PEC_2D = 26,        /* 2-D parallel error collection            */
-  SKSS_HALFTONE_ALGORITHM_PEC_2D_RC = 27,     /* 2-D PEC with register caching            */
-  /* CUDA, task-array paper (Funasaka, Nakano, Ito, SKSS task arrays): */
-  SKSS_HALFTONE_ALGORITHM_SKSS = 28,   /* one kernel: strips of 32 x 32
-                                          parallelograms by row ticket */
-  /* ours (CUDA): one kernel, strips of 64 or 128 pixel rows taken by row
-     ticket, a lane per row; AUTO on CUDA; batches run all images at once */
+  /* parallelogram blocks in shared memory, one launch per diagonal label: */
+  SKSS_HALFTONE_ALGORITHM_PED_2D = 24,    /* 2-D parallel error diffusion */
+  SKSS_HALFTONE_ALGORITHM_PED_2D_RC = 25, /* 2-D PED with register caching */
+  SKSS_HALFTONE_ALGORITHM_PEC_2D = 26,    /* 2-D parallel error collection */
+  SKSS_HALFTONE_ALGORITHM_PEC_2D_RC = 27, /* 2-D PEC with register caching */
+  /* Funasaka, Nakano, Ito (SKSS task arrays), CUDA: */
+  SKSS_HALFTONE_ALGORITHM_SKSS = 28, /* one kernel: strips of 32 x 32 parallelograms
+                                        by row ticket */
+  /* ours, CUDA, AUTO there: one kernel, strips of 64 or 128 pixel rows by
+     row ticket, a lane per row; a batch runs all its images at once */
   SKSS_HALFTONE_ALGORITHM_STRIPS = 29
 } skss_halftone_algorithm;
 
@@ -443,9 +446,10 @@ SKSS_API skss_status skss_halftone(skss_ctx *ctx, const skss_halftone_desc *desc
 
 typedef enum skss_knapsack_algorithm {
   SKSS_KNAPSACK_ALGORITHM_AUTO = 0,
-  SKSS_KNAPSACK_ALGORITHM_DP = 1,            /* sequential DP, one item after another */
-  SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU = 2  /* ours (CPU): items as task-array rows,
-                                      capacity chunks as columns           */
+  /* Funasaka, Nakano, Ito (SKSS task arrays), sequential, CPU_REF and CPU: */
+  SKSS_KNAPSACK_ALGORITHM_DP = 1, /* one item after another over all capacities */
+  /* ours, CPU: items as task-array rows, capacity chunks as columns */
+  SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU = 2
 } skss_knapsack_algorithm;
 
 /* V[c][j] = best value of items 0..j-1 within capacity c. The chosen set is
@@ -512,15 +516,15 @@ typedef union skss_scalar {
 
 typedef enum skss_compact_algorithm {
   SKSS_COMPACT_ALGORITHM_AUTO = 0,
-  SKSS_COMPACT_ALGORITHM_LOOP = 1,         /* sequential: test, copy, count          */
-  SKSS_COMPACT_ALGORITHM_SCAN_CPU = 2      /* ours (CPU): parallel count, scan, scatter */
+  SKSS_COMPACT_ALGORITHM_LOOP = 1,    /* sequential, CPU_REF and CPU: test, copy, count */
+  SKSS_COMPACT_ALGORITHM_SCAN_CPU = 2 /* ours, CPU: parallel count, scan, scatter */
 } skss_compact_algorithm;
 
 typedef struct skss_compact_desc {
   size_t size;                  /* sizeof(skss_compact_desc) */
   int64_t n;                    /* number of input elements, >= 0 */
   skss_dtype dtype;
-  skss_compact_keep keep;      
+  skss_compact_keep keep;       /* which elements to keep */
   skss_scalar a, b;             /* comparison operands (see the predicates) */
   const void *mask;             /* for MASK_BYTES / MASK_BITS; else ignored */
   skss_compact_algorithm algorithm;
