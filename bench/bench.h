@@ -2,7 +2,7 @@
  * bench.h — the engine behind `skss bench`: benchmark cases per primitive,
  * seeded inputs, timing with medians, the host and device copy-bandwidth
  * probes, the Python peers (bench/peers/cpu_peers.py, gpu_peers.py), the
- * in-process GPU peers (CUB, NPP) and the JSON report.
+ * in-process GPU peers (CUB, NPP) and the JSON report (through cJSON).
  *
  * A run is: probe the copy bandwidth; for every case (primitive x variant x
  * size) make the inputs, compute the CPU_REF reference once, then for every
@@ -323,38 +323,9 @@ int bench_capture(char *const argv[], int discard_stderr, char **out, size_t *ou
 /* ---- JSON ------------------------------------------------------------------- */
 
 /* Writes the report (configuration, machine, rows, targets) to `path`
- * ("-" = stdout). Returns 0 or -1 with err set. */
+ * ("-" = stdout) through cJSON. Returns 0 or -1 with err set. */
 int bench_write_json(const bench_config *cfg, const bench_report *rep, const char *path,
                      char err[BENCH_ERRLEN]);
-
-/* A parsed JSON value (enough of JSON to read the peers' answer). */
-typedef enum bench_json_kind {
-  BENCH_JSON_NULL,
-  BENCH_JSON_BOOL,
-  BENCH_JSON_NUMBER,
-  BENCH_JSON_STRING,
-  BENCH_JSON_ARRAY,
-  BENCH_JSON_OBJECT
-} bench_json_kind;
-
-typedef struct bench_json {
-  bench_json_kind kind;
-  double number;             /* NUMBER, BOOL (0 or 1) */
-  char *string;              /* STRING */
-  char *key;                 /* member name inside an object */
-  struct bench_json *items;  /* ARRAY / OBJECT children */
-  size_t count;
-} bench_json;
-
-/* Parses `text`; returns a tree to free with bench_json_free(), or NULL with
- * err set. */
-bench_json *bench_json_parse(const char *text, size_t len, char err[BENCH_ERRLEN]);
-void bench_json_free(bench_json *v);
-/* Member `key` of an object, or NULL. */
-const bench_json *bench_json_get(const bench_json *obj, const char *key);
-/* Typed accessors with a fallback when the member is missing or mistyped. */
-double bench_json_number(const bench_json *obj, const char *key, double fallback);
-const char *bench_json_string(const bench_json *obj, const char *key, const char *fallback);
 
 /* ---- CUDA (bench_cuda.cu; only in builds with SKSS_BENCH_CUDA) ------------ */
 

@@ -6,10 +6,11 @@
  * rows join the report; the signature each peer reports of its own result
  * (a sum, a count, an optimum) is compared with ours, which shows both sides
  * worked on the same data. A missing interpreter, script or module is
- * recorded in the report, never an error. In a GPU run the script is
- * gpu_peers.py (torch on the GPU, timed with CUDA events with the GPU plan,
- * and OpenCV on the host; the other primitives as cpu_peers.py), every
- * distinct spec is passed once, and its rows join every case of that spec.
+ * recorded in the report, never an error; cJSON reads the answer. In a GPU
+ * run the script is gpu_peers.py (torch on the GPU, timed with CUDA events
+ * with the GPU plan, and OpenCV on the host; the other primitives as
+ * cpu_peers.py), every distinct spec is passed once, and its rows join every
+ * case of that spec.
  *
  * The script is found in --peers-dir, else $SKSS_PEERS_DIR, else the source
  * tree the bench was compiled from (SKSS_BENCH_PEERS_DIR).
@@ -22,6 +23,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cJSON.h>
 
 #include "bench.h"
 
@@ -156,15 +159,28 @@ static char **build_argv(const bench_config *cfg, const bench_report *rep, peer_
   return argv;
 }
 
+/* Member `key` of `obj` when it is a number (a string), else `fallback`. */
+static double json_number(const cJSON *obj, const char *key, double fallback) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : fallback;
+}
+
+static const char *json_string(const cJSON *obj, const char *key, const char *fallback) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+  return cJSON_IsString(v) ? v->valuestring : fallback;
+}
+
 /* "agrees" when the peer's signature equals ours (float sums: within 1e-3
  * (f32) or 1e-9 (f64) relative, the peers sum in another order), "differs"
  * otherwise. */
-static const char *compare_signature(const bench_case *c, const bench_json *sig) {
-  if (!c->has_signature || sig == NULL || sig->kind != BENCH_JSON_ARRAY || sig->count != 2) return "n/a";
+static const char *compare_signature(const bench_case *c, const cJSON *sig) {
+  if (!c->has_signature || !cJSON_IsArray(sig) || cJSON_GetArraySize(sig) != 2) return "n/a";
   skss_dtype out = c->op == SKSS_OP_SAT ? c->p.sat.out : SKSS_DTYPE_U8;
   double rel = out == SKSS_DTYPE_F32 ? 1e-3 : out == SKSS_DTYPE_F64 ? 1e-9 : 0;
-  for (size_t k = 0; k < 2; k++) {
-    double got = sig->items[k].number, want = c->signature[k];
+  for (int k = 0; k < 2; k++) {
+    const cJSON *item = cJSON_GetArrayItem(sig, k);
+    if (!cJSON_IsNumber(item)) return "differs";
+    double got = item->valuedouble, want = c->signature[k];
     if (rel > 0 ? !(fabs(got - want) <= rel * fabs(want)) : got != want) return "differs";
   }
   return "agrees";
@@ -177,50 +193,69 @@ static bench_outcome outcome_of(const char *status) {
   return BENCH_ROW_FAILED;
 }
 
-static void add_peer_row(bench_report *rep, size_t ci, const bench_json *res) {
+static void add_peer_row(bench_report *rep, size_t ci, const cJSON *res) {
   bench_row *r = bench_report_add_row(rep, ci);
   if (r == NULL) return;
   const bench_case *c = &rep->cases.items[ci];
   r->is_peer = 1;
-  r->on_gpu = strcmp(bench_json_string(res, "device", "cpu"), "gpu") == 0;
-  snprintf(r->algorithm, sizeof r->algorithm, "%s", bench_json_string(res, "peer", "?"));
+  r->on_gpu = strcmp(json_string(res, "device", "cpu"), "gpu") == 0;
+  snprintf(r->algorithm, sizeof r->algorithm, "%s", json_string(res, "peer", "?"));
   snprintf(r->backend, sizeof r->backend, "peer");
-  r->threads = (int)bench_json_number(res, "threads", 1);
-  r->outcome = outcome_of(bench_json_string(res, "status", "error"));
-  snprintf(r->message, sizeof r->message, "%s", bench_json_string(res, "message", ""));
-  r->t.median_s = bench_json_number(res, "median_s", 0);
-  r->t.min_s = bench_json_number(res, "min_s", 0);
-  r->t.p90_s = bench_json_number(res, "p90_s", 0);
-  r->t.runs = (int)bench_json_number(res, "runs", 0);
-  r->t.cores_used = bench_json_number(res, "cores_used", 0);
-  const bench_json *opt = bench_json_get(res, "optimal");
-  r->optimal = opt != NULL && opt->kind == BENCH_JSON_BOOL ? (int)opt->number : -1;
-  snprintf(r->check, sizeof r->check, "%s", compare_signature(c, bench_json_get(res, "signature")));
+  r->threads = (int)json_number(res, "threads", 1);
+  r->outcome = outcome_of(json_string(res, "status", "error"));
+  snprintf(r->message, sizeof r->message, "%s", json_string(res, "message", ""));
+  r->t.median_s = json_number(res, "median_s", 0);
+  r->t.min_s = json_number(res, "min_s", 0);
+  r->t.p90_s = json_number(res, "p90_s", 0);
+  r->t.runs = (int)json_number(res, "runs", 0);
+  r->t.cores_used = json_number(res, "cores_used", 0);
+  const cJSON *opt = cJSON_GetObjectItemCaseSensitive(res, "optimal");
+  r->optimal = cJSON_IsBool(opt) ? cJSON_IsTrue(opt) : -1;
+  snprintf(r->check, sizeof r->check, "%s",
+           compare_signature(c, cJSON_GetObjectItemCaseSensitive(res, "signature")));
   if (r->outcome == BENCH_ROW_OK && r->t.median_s <= 0) r->outcome = BENCH_ROW_FAILED;
   if (r->outcome != BENCH_ROW_OK) return;
-  r->bytes = bench_json_number(res, "bytes", 0);
+  r->bytes = json_number(res, "bytes", 0);
   r->throughput = c->items / r->t.median_s;
 }
 
-static void read_answer(bench_report *rep, const bench_json *doc) {
-  snprintf(rep->python_version, sizeof rep->python_version, "%s", bench_json_string(doc, "python", "?"));
-  const bench_json *versions = bench_json_get(doc, "versions");
-  for (size_t k = 0; versions && versions->kind == BENCH_JSON_OBJECT && k < versions->count &&
-                     rep->n_versions < BENCH_MAX_VERSIONS;
-       k++) {
-    const bench_json *v = &versions->items[k];
-    snprintf(rep->versions[rep->n_versions][0], sizeof rep->versions[0][0], "%s", v->key);
-    snprintf(rep->versions[rep->n_versions][1], sizeof rep->versions[0][1], "%s",
-             v->kind == BENCH_JSON_STRING ? v->string : "not installed");
-    rep->n_versions++;
+static void read_answer(bench_report *rep, const cJSON *doc) {
+  snprintf(rep->python_version, sizeof rep->python_version, "%s", json_string(doc, "python", "?"));
+  const cJSON *versions = cJSON_GetObjectItemCaseSensitive(doc, "versions"), *v;
+  if (cJSON_IsObject(versions)) {
+    cJSON_ArrayForEach(v, versions) {
+      if (rep->n_versions == BENCH_MAX_VERSIONS) break;
+      snprintf(rep->versions[rep->n_versions][0], sizeof rep->versions[0][0], "%s", v->string);
+      snprintf(rep->versions[rep->n_versions][1], sizeof rep->versions[0][1], "%s",
+               cJSON_IsString(v) ? v->valuestring : "not installed");
+      rep->n_versions++;
+    }
   }
-  const bench_json *results = bench_json_get(doc, "results");
-  for (size_t k = 0; results && results->kind == BENCH_JSON_ARRAY && k < results->count; k++) {
-    const char *spec = bench_json_string(&results->items[k], "case", "");
+  const cJSON *results = cJSON_GetObjectItemCaseSensitive(doc, "results"), *res;
+  if (!cJSON_IsArray(results)) return;
+  cJSON_ArrayForEach(res, results) {
+    const char *spec = json_string(res, "case", "");
     for (size_t ci = 0; ci < rep->cases.count; ci++)
       if (!rep->cases.items[ci].no_peers && strcmp(rep->cases.items[ci].spec, spec) == 0)
-        add_peer_row(rep, ci, &results->items[k]);
+        add_peer_row(rep, ci, res);
   }
+}
+
+/* The peers' answer (`text` is NUL-terminated, nothing may follow the
+ * object), or NULL with err set. cJSON reports a syntax error and running
+ * out of memory alike, at the byte where it stopped. */
+static cJSON *parse_answer(const char *text, size_t len, char err[BENCH_ERRLEN]) {
+  cJSON *doc = cJSON_ParseWithLengthOpts(text, len + 1, NULL, 1);
+  if (doc == NULL) {
+    const char *stop = cJSON_GetErrorPtr();
+    long long at = stop != NULL && stop >= text && stop <= text + len ? (long long)(stop - text) : 0;
+    snprintf(err, BENCH_ERRLEN, "not JSON (or out of memory) at byte %lld of %zu", at, len);
+  } else if (!cJSON_IsObject(doc)) {
+    snprintf(err, BENCH_ERRLEN, "not a JSON object");
+    cJSON_Delete(doc);
+    doc = NULL;
+  }
+  return doc;
 }
 
 void bench_run_peers(const bench_config *cfg, bench_report *rep) {
@@ -250,19 +285,19 @@ void bench_run_peers(const bench_config *cfg, bench_report *rep) {
   }
   int status = bench_capture(argv, 0, &out, &len, err);
   free(argv);
-  bench_json *doc = status >= 0 ? bench_json_parse(out, len, err) : NULL;
-  if (doc != NULL && doc->kind == BENCH_JSON_OBJECT) {
+  cJSON *doc = status >= 0 ? parse_answer(out, len, err) : NULL;
+  if (doc != NULL) {
     rep->peers_ran = 1;
     read_answer(rep, doc);
     snprintf(rep->peers_message, BENCH_ERRLEN, "%.200s (exit status %d)", args.script, status);
   } else if (status == 127 && len == 0) {
     snprintf(rep->peers_message, BENCH_ERRLEN, "not run: cannot run %.200s", cfg->python);
   } else if (status >= 0) {
-    snprintf(rep->peers_message, BENCH_ERRLEN, "%.60s %.100s exited with status %d%s%.60s", cfg->python,
-             args.script, status, doc ? "" : "; output not JSON: ", doc ? "" : err);
+    snprintf(rep->peers_message, BENCH_ERRLEN, "%.50s %.100s exited with status %d; output: %.60s", cfg->python,
+             args.script, status, err);
   } else {
     snprintf(rep->peers_message, BENCH_ERRLEN, "not run: %.200s", err);
   }
-  bench_json_free(doc);
+  cJSON_Delete(doc);
   free(out);
 }
