@@ -78,14 +78,31 @@ static void relate_row(const bench_report *rep, bench_row *r) {
   }
 }
 
-/* The largest case of a primitive that `want` accepts, or -1. */
+/* Whether our `algorithm` (NULL: any) ran on case ci on `backend`,
+ * whatever its outcome. */
+static int ran_on(const bench_report *rep, size_t ci, const char *algorithm, const char *backend) {
+  for (size_t k = 0; k < rep->n_rows; k++) {
+    const bench_row *r = &rep->rows[k];
+    if (r->case_index == ci && !r->is_peer && strcmp(r->backend, backend) == 0 &&
+        (algorithm == NULL || strcmp(r->algorithm, algorithm) == 0))
+      return 1;
+  }
+  return 0;
+}
+
+/* The largest case of a primitive that `want` accepts and on which our
+ * `algorithm` (NULL: any) ran on `backend`, or -1: a CPU target is stated
+ * only where its rows ran (GPU runs have their own cases). */
 typedef int (*case_pred)(const bench_case *c);
 
-static long largest_case(const bench_report *rep, skss_op op, case_pred want) {
+static long largest_case(const bench_report *rep, skss_op op, case_pred want, const char *algorithm,
+                         const char *backend) {
   long best = -1;
   for (size_t k = 0; k < rep->cases.count; k++) {
     const bench_case *c = &rep->cases.items[k];
-    if (c->op == op && want(c) && (best < 0 || c->x > rep->cases.items[best].x)) best = (long)k;
+    if (c->op == op && want(c) && (best < 0 || c->x > rep->cases.items[best].x) &&
+        ran_on(rep, k, algorithm, backend))
+      best = (long)k;
   }
   return best;
 }
@@ -125,22 +142,26 @@ static const bench_row *fastest_sequential_halftone(const bench_report *rep, siz
 }
 
 static void halftone_targets(const bench_config *cfg, bench_report *rep) {
-  long ci = largest_case(rep, SKSS_OP_HALFTONE, is_fs);
-  if (ci < 0) return;
-  const char *size = rep->cases.items[ci].size;
   char what[160];
-  row_filter ecrc = {(size_t)ci, 0, "ec-rc", "cpu-ref", 0, 0, 0, 0};
-  row_filter pillow = {(size_t)ci, 1, "pillow convert('1')", NULL, 0, 0, 0, 0};
-  snprintf(what, sizeof what, "halftone fs %s: sequential ec-rc (cpu-ref) vs Pillow convert('1')", size);
-  ratio_target(rep, fastest(rep, &ecrc), fastest(rep, &pillow), 1.0, what);
-  row_filter parallel = {(size_t)ci, 0, "taskarray-cpu", "cpu", 0, 0, 0, 0};
-  snprintf(what, sizeof what, "halftone fs %s: taskarray-cpu on %d threads vs the fastest sequential",
-           size, cfg->threads);
-  ratio_target(rep, fastest(rep, &parallel), fastest_sequential_halftone(rep, (size_t)ci), 1.7, what);
+  long ci = largest_case(rep, SKSS_OP_HALFTONE, is_fs, "ec-rc", "cpu-ref");
+  if (ci >= 0) {
+    row_filter ecrc = {(size_t)ci, 0, "ec-rc", "cpu-ref", 0, 0, 0, 0};
+    row_filter pillow = {(size_t)ci, 1, "pillow convert('1')", NULL, 0, 0, 0, 0};
+    snprintf(what, sizeof what, "halftone fs %s: sequential ec-rc (cpu-ref) vs Pillow convert('1')",
+             rep->cases.items[ci].size);
+    ratio_target(rep, fastest(rep, &ecrc), fastest(rep, &pillow), 1.0, what);
+  }
+  ci = largest_case(rep, SKSS_OP_HALFTONE, is_fs, "taskarray-cpu", "cpu");
+  if (ci >= 0) {
+    row_filter parallel = {(size_t)ci, 0, "taskarray-cpu", "cpu", 0, 0, 0, 0};
+    snprintf(what, sizeof what, "halftone fs %s: taskarray-cpu on %d threads vs the fastest sequential",
+             rep->cases.items[ci].size, cfg->threads);
+    ratio_target(rep, fastest(rep, &parallel), fastest_sequential_halftone(rep, (size_t)ci), 1.7, what);
+  }
 }
 
 static void sat_target(const bench_config *cfg, bench_report *rep) {
-  long ci = largest_case(rep, SKSS_OP_SAT, is_sat_u8_padded);
+  long ci = largest_case(rep, SKSS_OP_SAT, is_sat_u8_padded, NULL, "cpu");
   if (ci < 0) return;
   char what[160];
   row_filter ours = {(size_t)ci, 0, NULL, "cpu", 0, 0, 0, 0};
@@ -153,7 +174,7 @@ static void sat_target(const bench_config *cfg, bench_report *rep) {
 /* Cells are the nominal n (C + 1) per solve; "per core" divides by the cores
  * the row kept busy (measured, at least 1). */
 static void knapsack_target(bench_report *rep, const char *algorithm, const char *backend) {
-  long ci = largest_case(rep, SKSS_OP_KNAPSACK, is_value_only);
+  long ci = largest_case(rep, SKSS_OP_KNAPSACK, is_value_only, algorithm, backend);
   if (ci < 0) return;
   bench_target *t = add_target(rep, 2.0, "G cell/s/core");
   if (t == NULL) return;
