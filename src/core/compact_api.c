@@ -17,8 +17,9 @@
  *  - `desc->mask` is ignored by the predicates that do not read a mask, so a
  *    descriptor reused from a mask call still works; the mask predicates need
  *    it non-NULL unless n == 0 (as `in`).
- *  - Buffers that overlap (`in`, `mask` and the outputs as far as the call
- *    reads or writes them) are refused with SKSS_ERR_INVALID_ARG.
+ *  - Buffers that overlap (`in`, `mask`, the outputs as far as the call
+ *    reads or writes them, and the 8 bytes at `count`) are refused with
+ *    SKSS_ERR_INVALID_ARG.
  */
 #include <stdbool.h>
 
@@ -62,8 +63,13 @@ static skss_status check_extents(skss_ctx *ctx, const skss_compact_desc *d, cons
 
 static skss_status check_overlaps(skss_ctx *ctx, const skss_compact_desc *d, const void *in,
                                   const void *out_values, const int64_t *out_indices,
-                                  const extents *e) {
+                                  const int64_t *count, const extents *e) {
   const void *mask = e->mask != 0 ? d->mask : NULL;
+  if (overlaps(count, sizeof *count, in, e->in) || overlaps(count, sizeof *count, mask, e->mask) ||
+      overlaps(count, sizeof *count, out_values, e->values) ||
+      overlaps(count, sizeof *count, out_indices, e->indices))
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
+                      "%s: count overlaps the input, the mask or an output", FN);
   if (overlaps(out_values, e->values, in, e->in) || overlaps(out_indices, e->indices, in, e->in))
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: an output overlaps the input", FN);
   if (overlaps(out_values, e->values, out_indices, e->indices))
@@ -90,7 +96,7 @@ static skss_status check_args(skss_ctx *ctx, const skss_compact_desc *d, const v
   extents e = {0, 0, 0, 0};
   skss_status st = check_extents(ctx, d, out_values, out_indices, &e);
   if (st != SKSS_OK) return st;
-  return check_overlaps(ctx, d, in, out_values, out_indices, &e);
+  return check_overlaps(ctx, d, in, out_values, out_indices, count, &e);
 }
 
 skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc, const void *in,

@@ -14,6 +14,7 @@
 
 #include "backend_cuda.h"
 #include "cpu/halftone_impl.h"
+#include "dither_kernels.h"
 #include "internal.h"
 
 static const char *const FN = "skss_halftone()";

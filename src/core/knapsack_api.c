@@ -25,7 +25,7 @@
 
 static const char *const FN = "skss_knapsack()";
 
-/* Decision-bit memory when desc->max_bytes is 0. */
+/* The limit on working memory when desc->max_bytes is 0. */
 #define DEFAULT_MAX_BYTES ((int64_t)4 << 30)
 
 static skss_status check_desc(skss_ctx *ctx, const skss_knapsack_desc *d, const int64_t *weights,
@@ -114,27 +114,12 @@ static int64_t fill(const skss_knapsack_desc *d, const int64_t *weights, const i
   return base;
 }
 
-/* Bytes of decision bits, within the byte limit (0 in value-only mode). */
-static skss_status bits_bytes(skss_ctx *ctx, const skss_knapsack_desc *d, const skss__knap *p,
-                              size_t *out) {
-  int64_t limit = d->max_bytes ? d->max_bytes : DEFAULT_MAX_BYTES, bytes = 0;
+/* Bytes of decision bits (0 in value-only mode); false if that overflows size_t. */
+static bool bits_bytes(const skss_knapsack_desc *d, const skss__knap *p, size_t *out) {
   *out = 0;
-  if (d->value_only || p->items == 0) return SKSS_OK;
-  bool fits = skss__mul_i64(p->items, p->words, &bytes) && skss__mul_i64(bytes, 8, &bytes);
-  if (fits && bytes <= limit && (uint64_t)bytes <= SIZE_MAX) {
-    *out = (size_t)bytes;
-    return SKSS_OK;
-  }
-  char need[32];
-  if (fits)
-    snprintf(need, sizeof need, "%lld", (long long)bytes);
-  else
-    snprintf(need, sizeof need, "more than %lld", (long long)INT64_MAX);
-  return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
-                    "%s: reconstructing the items needs %s bytes of decision bits (%lld items x "
-                    "%lld capacities), over the limit max_bytes = %lld; use value_only mode "
-                    "(O(capacity) memory) or raise max_bytes",
-                    FN, need, (long long)p->items, (long long)p->cap + 1, (long long)limit);
+  if (d->value_only || p->items == 0) return true;
+  return (uint64_t)p->words <= SIZE_MAX && skss__mul_size((size_t)p->items, (size_t)p->words, out) &&
+         skss__mul_size(*out, 8, out);
 }
 
 static bool work_bytes(const skss_ctx *ctx, int algorithm, const skss__knap *p, size_t *bytes) {
@@ -155,19 +140,44 @@ enum { LISTS = 4 };
 
 static size_t round64(size_t x) { return (x + 63) / 64 * 64; }
 
+/* Fails, before anything is allocated, when the call needs more than
+ * max_bytes; `need` says how much ("123 bytes (...)", "more than ..."). */
+static skss_status over_limit(skss_ctx *ctx, const skss_knapsack_desc *d, const skss__knap *p,
+                              const char *need, int64_t limit) {
+  return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
+                    "%s: needs %s of working memory for %lld items over capacities 0..%lld, over "
+                    "the limit max_bytes = %lld; raise max_bytes%s",
+                    FN, need, (long long)p->items, (long long)p->cap, (long long)limit,
+                    d->value_only ? "" : " or use value_only mode (no decision bits)");
+}
+
 static skss_status plan_memory(skss_ctx *ctx, const skss_knapsack_desc *d, int algorithm,
                                const skss__knap *p, layout *l) {
-  skss_status st = bits_bytes(ctx, d, p, &l->bits);
-  if (st != SKSS_OK) return st;
+  const int64_t limit = d->max_bytes ? d->max_bytes : DEFAULT_MAX_BYTES;
+  char need[128];
+  /* Every algorithm keeps at least two value rows of C' + 1 cells of 4 or 8
+   * bytes: past this capacity they alone exceed any limit (and the
+   * algorithms' index arithmetic stays far from overflow below it). */
+  if (p->cap > SKSS__KNAP_MAX_CAP) {
+    snprintf(need, sizeof need, "more than %lld bytes", (long long)INT64_MAX);
+    return over_limit(ctx, d, p, need, limit);
+  }
   size_t lists;
-  if (!work_bytes(ctx, algorithm, p, &l->work) || l->work > SIZE_MAX - 64 ||
-      l->bits > SIZE_MAX - 64 || !skss__mul_size((size_t)p->items, sizeof(int64_t), &l->list) ||
-      !skss__mul_size(round64(l->list), LISTS, &lists) ||
-      !skss__add_size(lists, round64(l->bits), &l->total) ||
-      !skss__add_size(l->total, round64(l->work), &l->total))
-    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
-                      "%s: the working memory for %lld items and capacity %lld overflows size_t", FN,
-                      (long long)p->items, (long long)p->cap);
+  bool fits = bits_bytes(d, p, &l->bits) && work_bytes(ctx, algorithm, p, &l->work) &&
+              l->work <= SIZE_MAX - 64 && l->bits <= SIZE_MAX - 64 &&
+              skss__mul_size((size_t)p->items, sizeof(int64_t), &l->list) &&
+              skss__mul_size(round64(l->list), LISTS, &lists) &&
+              skss__add_size(lists, round64(l->bits), &l->total) &&
+              skss__add_size(l->total, round64(l->work), &l->total);
+  if (!fits) {
+    snprintf(need, sizeof need, "more than %zu bytes", (size_t)SIZE_MAX);
+    return over_limit(ctx, d, p, need, limit);
+  }
+  if ((uint64_t)l->total > (uint64_t)limit) {
+    snprintf(need, sizeof need, "%zu bytes (%zu for value rows, %zu for decision bits)",
+             l->total, l->work, l->bits);
+    return over_limit(ctx, d, p, need, limit);
+  }
   return SKSS_OK;
 }
 
@@ -176,8 +186,9 @@ static void run_algorithm(skss_ctx *ctx, int algorithm, skss__knap *p) {
     p->best = 0;
     return;
   }
-  /* The oracle backend runs the plain C kernel; the CPU backend the fastest. */
-  p->isa = ctx->backend == SKSS_BACKEND_CPU_REF ? SKSS__KNAP_SCALAR : skss__knap_best_isa();
+  /* The oracle backend runs the plain C kernel (its level is SCALAR); the
+   * CPU backend the fastest its level allows. */
+  p->isa = skss__knap_isa_at(skss__ctx_cpu_isa(ctx));
   if (algorithm == SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU)
     skss__knapsack_taskarray(ctx, p);
   else

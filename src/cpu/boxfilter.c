@@ -17,32 +17,29 @@
  */
 #include <string.h>
 
+#include "isa.h"
 #include "sat_impl.h"
 #include "threadpool.h"
 
 #define ROW(type, base, pitch, i) ((type *)(void *)((base) + (size_t)(i) * (pitch)))
 
-/* The row kernels are compiled twice on x86-64, for AVX2 and the baseline,
- * and picked at load time. */
-#if defined(__x86_64__)
-#define BOX_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define BOX_CLONES
-#endif
-
 /* A ZERO border whose window side exceeds this has a divisor above 2^54,
  * more than twice any window sum (< 2^53): every output is 0. */
 #define BOX_MAX_SIDE ((uint64_t)1 << 27)
 
-typedef struct box_job {
+typedef struct box_job box_job;
+/* Filters output row i with a worker's row of column-window sums. */
+typedef void (*box_row_fn)(const box_job *job, int64_t i, void *sums_row);
+
+struct box_job {
   const skss__box_args *a;
+  box_row_fn row;     /* for the SAT's type (u32 or f64) and the context's level */
   const uint8_t *sat; /* padded: row y holds the sums of image rows < y */
   size_t sat_pitch;
-  bool wide;     /* f64 SAT, else u32 */
-  uint8_t *sums; /* one row of column-window sums per worker */
+  uint8_t *sums;      /* one row of column-window sums per worker */
   size_t sums_stride;
   uint64_t zero_count; /* ZERO: the divisor (2r+1)^2 */
-} box_job;
+};
 
 /* floor((sum + count / 2) / count) for sum <= 255 * count and count < 2^33.
  * With inv = 1/count rounded, n * inv is within 2^-43 of the quotient Q
@@ -74,58 +71,74 @@ static inline void window(int64_t k, int64_t r, int64_t n, int64_t *lo, int64_t 
   *hi = r >= n - k ? n : k + r + 1;
 }
 
-#define BOX_ROW_FN(name, ws_t)                                                                \
-  /* One pixel whose window is cut by the left or right edge. */                              \
-  static inline uint8_t box_edge_##name(const box_job *job, const ws_t *v, int64_t j,         \
-                                        uint64_t rows_in) {                                   \
-    int64_t x0, x1;                                                                           \
-    window(j, job->a->radius, job->a->width, &x0, &x1);                                       \
-    uint64_t count =                                                                          \
+#define BOX_ROW_FN(name, ws_t)                                                                          \
+  /* One pixel whose window is cut by the left or right edge. */                                        \
+  static inline uint8_t box_edge_##name(const box_job *job, const ws_t *v, int64_t j,                   \
+                                        uint64_t rows_in) {                                             \
+    int64_t x0, x1;                                                                                     \
+    window(j, job->a->radius, job->a->width, &x0, &x1);                                                 \
+    uint64_t count =                                                                                    \
         job->a->border == SKSS_BOXFILTER_BORDER_CLIP ? rows_in * (uint64_t)(x1 - x0) : job->zero_count; \
-    return mean_##name(v[x1] - v[x0], count, 1.0 / (double)count);                            \
-  }                                                                                           \
-                                                                                              \
-  BOX_CLONES static void box_row_##name(const box_job *job, int64_t i, void *sums_row) {      \
-    const skss__box_args *a = job->a;                                                         \
-    const int64_t w = a->width, r = a->radius;                                                \
-    int64_t y0, y1;                                                                           \
-    window(i, r, a->height, &y0, &y1);                                                        \
-    const ws_t *restrict top = ROW(const ws_t, job->sat, job->sat_pitch, y0);                 \
-    const ws_t *restrict bot = ROW(const ws_t, job->sat, job->sat_pitch, y1);                 \
-    ws_t *restrict v = sums_row;                                                              \
-    uint8_t *restrict out = a->out + (size_t)i * a->out_pitch;                                \
-    for (int64_t x = 0; x <= w; x++) v[x] = bot[x] - top[x];                                  \
-    const uint64_t rows_in = (uint64_t)(y1 - y0);                                             \
-    /* Columns [mid_lo, mid_hi) have whole windows: x0 = j - r, x1 = j + r + 1. */            \
-    const int64_t mid_lo = r < w ? r : w, mid_hi = w - r > mid_lo ? w - r : mid_lo;           \
-    for (int64_t j = 0; j < mid_lo; j++) out[j] = box_edge_##name(job, v, j, rows_in);        \
-    if (mid_hi > mid_lo) {                                                                    \
-      const uint64_t count =                                                                  \
+    return mean_##name(v[x1] - v[x0], count, 1.0 / (double)count);                                      \
+  }
+
+/* One output row, compiled once per level: SUF names the variant, ATTR its
+ * target attribute. */
+#define BOX_ROW_PASS(name, ws_t, SUF, ATTR)                                                             \
+  ATTR static void box_row_##name##SUF(const box_job *job, int64_t i, void *sums_row) {                 \
+    const skss__box_args *a = job->a;                                                                   \
+    const int64_t w = a->width, r = a->radius;                                                          \
+    int64_t y0, y1;                                                                                     \
+    window(i, r, a->height, &y0, &y1);                                                                  \
+    const ws_t *restrict top = ROW(const ws_t, job->sat, job->sat_pitch, y0);                           \
+    const ws_t *restrict bot = ROW(const ws_t, job->sat, job->sat_pitch, y1);                           \
+    ws_t *restrict v = sums_row;                                                                        \
+    uint8_t *restrict out = a->out + (size_t)i * a->out_pitch;                                          \
+    for (int64_t x = 0; x <= w; x++) v[x] = bot[x] - top[x];                                            \
+    const uint64_t rows_in = (uint64_t)(y1 - y0);                                                       \
+    /* Columns [mid_lo, mid_hi) have whole windows: x0 = j - r, x1 = j + r + 1. */                      \
+    const int64_t mid_lo = r < w ? r : w, mid_hi = w - r > mid_lo ? w - r : mid_lo;                     \
+    for (int64_t j = 0; j < mid_lo; j++) out[j] = box_edge_##name(job, v, j, rows_in);                  \
+    if (mid_hi > mid_lo) {                                                                              \
+      const uint64_t count =                                                                            \
           a->border == SKSS_BOXFILTER_BORDER_CLIP ? rows_in * (2 * (uint64_t)r + 1) : job->zero_count;  \
-      const double inv = 1.0 / (double)count;                                                 \
-      /* Here mid_lo = r: pixel r + k spans columns [k, 2r + 1 + k). */                       \
-      const ws_t *restrict right = v + 2 * r + 1;                                             \
-      uint8_t *restrict mid = out + mid_lo;                                                   \
-      for (int64_t k = 0; k < mid_hi - mid_lo; k++)                                           \
-        mid[k] = mean_##name(right[k] - v[k], count, inv);                                    \
-    }                                                                                         \
-    for (int64_t j = mid_hi; j < w; j++) out[j] = box_edge_##name(job, v, j, rows_in);        \
+      const double inv = 1.0 / (double)count;                                                           \
+      /* Here mid_lo = r: pixel r + k spans columns [k, 2r + 1 + k). */                                 \
+      const ws_t *restrict right = v + 2 * r + 1;                                                       \
+      uint8_t *restrict mid = out + mid_lo;                                                             \
+      for (int64_t k = 0; k < mid_hi - mid_lo; k++)                                                     \
+        mid[k] = mean_##name(right[k] - v[k], count, inv);                                              \
+    }                                                                                                   \
+    for (int64_t j = mid_hi; j < w; j++) out[j] = box_edge_##name(job, v, j, rows_in);                  \
   }
 BOX_ROW_FN(narrow, uint32_t)
 BOX_ROW_FN(wide, double)
 #undef BOX_ROW_FN
+BOX_ROW_PASS(narrow, uint32_t, , )
+BOX_ROW_PASS(wide, double, , )
+#if defined(__x86_64__) && defined(__GNUC__)
+#define BOX_AVX2 1
+BOX_ROW_PASS(narrow, uint32_t, _avx2, __attribute__((target("avx2"))))
+BOX_ROW_PASS(wide, double, _avx2, __attribute__((target("avx2"))))
+#endif
+#undef BOX_ROW_PASS
 
 static void box_worker(int w, int workers, void *arg) {
   const box_job *job = arg;
   int64_t r0, r1;
   skss__split(job->a->height, workers, w, &r0, &r1);
   void *sums_row = job->sums + (size_t)w * job->sums_stride;
-  for (int64_t i = r0; i < r1; i++) {
-    if (job->wide)
-      box_row_wide(job, i, sums_row);
-    else
-      box_row_narrow(job, i, sums_row);
-  }
+  for (int64_t i = r0; i < r1; i++) job->row(job, i, sums_row);
+}
+
+static box_row_fn choose_row(const skss_ctx *ctx, bool wide) {
+#if defined(BOX_AVX2)
+  if (skss__ctx_cpu_isa(ctx) >= SKSS__CPU_ISA_AVX2)
+    return wide ? box_row_wide_avx2 : box_row_narrow_avx2;
+#else
+  (void)ctx;
+#endif
+  return wide ? box_row_wide : box_row_narrow;
 }
 
 /* Copies (radius 0) or clears (ZERO border whose divisor dwarfs any sum). */
@@ -203,12 +216,12 @@ skss_status skss__boxfilter_u8(skss_ctx *ctx, const char *fn, const skss__box_ar
       .out_pitch = l.sat_pitch,
       .work = ws + l.region,
   };
-  skss__sat_dispatch(ctx, a->sat_algorithm, &plane);
+  skss__sat_run(ctx, a->sat_algorithm, &plane);
   const box_job job = {
       .a = a,
+      .row = choose_row(ctx, wide),
       .sat = ws,
       .sat_pitch = l.sat_pitch,
-      .wide = wide,
       .sums = ws + l.region,
       .sums_stride = l.sums_stride,
       .zero_count = side * side,

@@ -15,13 +15,14 @@
  *     counted by the walker itself after a short wait, so no thread ever
  *     waits on another;
  *  3. scatter: the kept elements and/or indices go to their slots, read back
- *     from cache: with AVX-512 (VBMI2) compress and masked stores, chosen at
- *     run time unless the environment sets SKSS_DISABLE_AVX512 (the tests use
- *     it to cover the portable path); portably, bit by bit for sparse words,
- *     with branch-free stores for dense ones, as one run for full ones.
- *     Nothing is ever written past the count.
+ *     from cache: with AVX-512 (VBMI2) compress and masked stores when the
+ *     context's level (isa.h) has them; portably, bit by bit for sparse
+ *     words, with branch-free stores for dense ones, as one run for full
+ *     ones. Nothing is ever written past the count.
  * Threads take blocks in order from an atomic ticket counter; there is no
  * barrier and no wait that can block, whatever the number of threads.
+ * The flag and portable scatter loops are compiled for the baseline and, on
+ * x86-64, for x86-64-v3 and x86-64-v4, and picked by the context's level.
  *
  * Every predicate is first reduced to one interval test, so the inner loops
  * are specialised per element width only, with no per-element switch:
@@ -36,10 +37,10 @@
 #include <math.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "compact_impl.h"
+#include "isa.h"
 #include "threadpool.h"
 
 /* Tuning: elements per block (a multiple of 64; 8192 f64 are 64 KiB, kept in
@@ -53,12 +54,12 @@
 
 #define BLOCK_WORDS (SKSS__COMPACT_BLOCK / 64)
 
-/* Hot loops get an AVX2 and an AVX-512 clone where the toolchain can pick at
- * load time (GNU ifunc); the inline helpers are compiled into each clone. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define SKSS__HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define SKSS__HOT
+/* The hot loops are compiled once per level (SKSS__LEVEL_FNS below); the
+ * inline helpers are compiled into each. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define SKSS__COMPACT_LEVELS 1
+#define SKSS__V3 __attribute__((target("arch=x86-64-v3")))
+#define SKSS__V4 __attribute__((target("arch=x86-64-v4")))
 #endif
 #define SKSS__INLINE static inline __attribute__((always_inline))
 
@@ -206,16 +207,27 @@ SKSS__INLINE uint8_t test_mask_byte(uint8_t m, const keep_test *t) {
   return m != 0;
 }
 
-/* flags_<NAME>: the flag step over elements of type T with test TEST. A
- * partial last word is tested on a zero-padded copy and its padding bits
- * cleared. */
-#define SKSS__FLAGS(NAME, T, TEST)                                                                \
+/* word_<NAME>: the flags of 64 elements of type T with test TEST. */
+#define SKSS__FLAGS_WORD(NAME, T, TEST)                                                           \
   SKSS__INLINE uint64_t word_##NAME(const T *restrict x, const keep_test *t) {                    \
     uint8_t f[64];                                                                                \
     for (int j = 0; j < 64; j++) f[j] = TEST(x[j], t);                                            \
     return pack_flags(f);                                                                         \
-  }                                                                                               \
-  static SKSS__HOT int64_t flags_##NAME(const scan_state *s, int64_t begin, int len,              \
+  }
+SKSS__FLAGS_WORD(u8, uint8_t, test_uint8_t)
+SKSS__FLAGS_WORD(u16, uint16_t, test_uint16_t)
+SKSS__FLAGS_WORD(u32, uint32_t, test_uint32_t)
+SKSS__FLAGS_WORD(u64, uint64_t, test_uint64_t)
+SKSS__FLAGS_WORD(f32, float, test_float)
+SKSS__FLAGS_WORD(f64, double, test_double)
+SKSS__FLAGS_WORD(mask_bytes, uint8_t, test_mask_byte)
+#undef SKSS__FLAGS_WORD
+
+/* flags_<NAME><SUF>: the flag step over elements of type T, compiled with
+ * ATTR. A partial last word is tested on a zero-padded copy and its padding
+ * bits cleared. */
+#define SKSS__FLAGS(NAME, T, SUF, ATTR)                                                           \
+  static ATTR int64_t flags_##NAME##SUF(const scan_state *s, int64_t begin, int len,              \
                                         uint64_t *restrict bits) {                                \
     const T *x = (const T *)s->flag_source + begin;                                               \
     const keep_test t = s->test;                                                                  \
@@ -233,31 +245,26 @@ SKSS__INLINE uint8_t test_mask_byte(uint8_t m, const keep_test *t) {
     }                                                                                             \
     return kept;                                                                                  \
   }
-SKSS__FLAGS(u8, uint8_t, test_uint8_t)
-SKSS__FLAGS(u16, uint16_t, test_uint16_t)
-SKSS__FLAGS(u32, uint32_t, test_uint32_t)
-SKSS__FLAGS(u64, uint64_t, test_uint64_t)
-SKSS__FLAGS(f32, float, test_float)
-SKSS__FLAGS(f64, double, test_double)
-SKSS__FLAGS(mask_bytes, uint8_t, test_mask_byte)
 
 /* The bit mask is already the flags: bit k of the little-endian words. */
-static SKSS__HOT int64_t flags_mask_bits(const scan_state *s, int64_t begin, int len, uint64_t *bits) {
-  const uint8_t *m = (const uint8_t *)s->flag_source + begin / 8;
-  const int full = len / 64, rest = len % 64;
-  int64_t kept = 0;
-  for (int w = 0; w < full; w++) {
-    bits[w] = load_le64(m + 8 * w);
-    kept += popcount64(bits[w]);
+#define SKSS__FLAGS_MASK_BITS(SUF, ATTR)                                                          \
+  static ATTR int64_t flags_mask_bits##SUF(const scan_state *s, int64_t begin, int len,           \
+                                           uint64_t *bits) {                                      \
+    const uint8_t *m = (const uint8_t *)s->flag_source + begin / 8;                               \
+    const int full = len / 64, rest = len % 64;                                                   \
+    int64_t kept = 0;                                                                             \
+    for (int w = 0; w < full; w++) {                                                              \
+      bits[w] = load_le64(m + 8 * w);                                                             \
+      kept += popcount64(bits[w]);                                                                \
+    }                                                                                             \
+    if (rest != 0) {                                                                              \
+      uint8_t tail[8] = {0};                                                                      \
+      memcpy(tail, m + 8 * full, (size_t)(rest + 7) / 8);                                         \
+      bits[full] = load_le64(tail) & ((UINT64_C(1) << rest) - 1);                                 \
+      kept += popcount64(bits[full]);                                                             \
+    }                                                                                             \
+    return kept;                                                                                  \
   }
-  if (rest != 0) {
-    uint8_t tail[8] = {0};
-    memcpy(tail, m + 8 * full, (size_t)(rest + 7) / 8);
-    bits[full] = load_le64(tail) & ((UINT64_C(1) << rest) - 1);
-    kept += popcount64(bits[full]);
-  }
-  return kept;
-}
 
 /* ---- step 3: scatter ---------------------------------------------------- */
 
@@ -319,13 +326,29 @@ static SKSS__HOT int64_t flags_mask_bits(const scan_state *s, int64_t begin, int
   }
 SKSS__WIDTHS(SKSS__SCATTER_WORDS, ~)
 
-#define SKSS__SCATTER(UT, OUT, WANT_VALUES, WANT_INDICES)                                        \
-  static SKSS__HOT void scatter_##UT##_##OUT(const scan_state *s, int64_t begin, int len,        \
+#define SKSS__SCATTER(UT, OUT, WANT_VALUES, WANT_INDICES, SUF, ATTR)                              \
+  static ATTR void scatter_##UT##_##OUT##SUF(const scan_state *s, int64_t begin, int len,         \
                                              const uint64_t *bits, int64_t first, int64_t kept) { \
-    scatter_##UT(s, begin, len, bits, first, kept, WANT_VALUES, WANT_INDICES);                   \
+    scatter_##UT(s, begin, len, bits, first, kept, WANT_VALUES, WANT_INDICES);                    \
   }
-#define SKSS__SCATTERS(UT, UNUSED) SKSS__OUTPUTS(SKSS__SCATTER, UT)
-SKSS__WIDTHS(SKSS__SCATTERS, ~)
+#define SKSS__SCATTERS(UT, SUF, ATTR)                 \
+  SKSS__SCATTER(UT, values, true, false, SUF, ATTR)   \
+  SKSS__SCATTER(UT, indices, false, true, SUF, ATTR)  \
+  SKSS__SCATTER(UT, both, true, true, SUF, ATTR)
+
+/* Every flag and portable scatter function of one level. */
+#define SKSS__LEVEL_FNS(SUF, ATTR)                                              \
+  SKSS__FLAGS(u8, uint8_t, SUF, ATTR) SKSS__FLAGS(u16, uint16_t, SUF, ATTR)     \
+  SKSS__FLAGS(u32, uint32_t, SUF, ATTR) SKSS__FLAGS(u64, uint64_t, SUF, ATTR)   \
+  SKSS__FLAGS(f32, float, SUF, ATTR) SKSS__FLAGS(f64, double, SUF, ATTR)        \
+  SKSS__FLAGS(mask_bytes, uint8_t, SUF, ATTR) SKSS__FLAGS_MASK_BITS(SUF, ATTR)  \
+  SKSS__SCATTERS(uint8_t, SUF, ATTR) SKSS__SCATTERS(uint16_t, SUF, ATTR)        \
+  SKSS__SCATTERS(uint32_t, SUF, ATTR) SKSS__SCATTERS(uint64_t, SUF, ATTR)
+SKSS__LEVEL_FNS(, )
+#if defined(SKSS__COMPACT_LEVELS)
+SKSS__LEVEL_FNS(_v3, SKSS__V3)
+SKSS__LEVEL_FNS(_v4, SKSS__V4)
+#endif
 
 /* AVX-512 (x86-64 with VBMI2, chosen at run time): per vector of one word,
  * masked load of the kept lanes, compress them together, masked store of
@@ -382,45 +405,64 @@ static inline __attribute__((always_inline)) SKSS__AVX512_TARGET int64_t indices
 #define SKSS__SCATTERS512(UT, UNUSED) SKSS__OUTPUTS(SKSS__SCATTER512, UT)
 SKSS__WIDTHS(SKSS__SCATTERS512, ~)
 
-/* The CPU and OS support the instructions, and SKSS_DISABLE_AVX512 (read at
- * each call, e.g. by the tests to cover the portable path) is unset or "0". */
-static bool avx512_usable(void) {
-  const char *off = getenv("SKSS_DISABLE_AVX512");
-  if (off != NULL && off[0] != '\0' && strcmp(off, "0") != 0) return false;
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi2") &&
-         __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
-}
 #endif
 
 /* ---- choosing the instantiations ------------------------------------- */
 
-static flag_fn choose_flag(skss_compact_keep predicate, skss_dtype dtype) {
-  if (predicate == SKSS_COMPACT_KEEP_MASK_BYTES) return flags_mask_bytes;
-  if (predicate == SKSS_COMPACT_KEEP_MASK_BITS) return flags_mask_bits;
-  if (dtype == SKSS_DTYPE_F32) return flags_f32;
-  if (dtype == SKSS_DTYPE_F64) return flags_f64;
-  static const flag_fn by_width[] = {[1] = flags_u8, [2] = flags_u16, [4] = flags_u32, [8] = flags_u64};
-  return by_width[skss_dtype_size(dtype)];
+/* One level's functions: flags by input kind, portable scatters by element
+ * width (1, 2, 4, 8 bytes) and outputs (values / indices / both). */
+typedef struct level_fns {
+  flag_fn u8, u16, u32, u64, f32, f64, mask_bytes, mask_bits;
+  scatter_fn scatter[9][3];
+} level_fns;
+
+#define SKSS__SCATTER_ROW(PREFIX, UT, SUF) \
+  [sizeof(UT)] = {PREFIX##UT##_values##SUF, PREFIX##UT##_indices##SUF, PREFIX##UT##_both##SUF},
+#define SKSS__LEVEL_TABLE(SUF)                                                                  \
+  {flags_u8##SUF, flags_u16##SUF, flags_u32##SUF, flags_u64##SUF, flags_f32##SUF,               \
+   flags_f64##SUF, flags_mask_bytes##SUF, flags_mask_bits##SUF,                                 \
+   {SKSS__SCATTER_ROW(scatter_, uint8_t, SUF) SKSS__SCATTER_ROW(scatter_, uint16_t, SUF)        \
+    SKSS__SCATTER_ROW(scatter_, uint32_t, SUF) SKSS__SCATTER_ROW(scatter_, uint64_t, SUF)}}
+
+static const level_fns *level_of(skss__cpu_isa isa) {
+  static const level_fns base = SKSS__LEVEL_TABLE();
+#if defined(SKSS__COMPACT_LEVELS)
+  static const level_fns v3 = SKSS__LEVEL_TABLE(_v3), v4 = SKSS__LEVEL_TABLE(_v4);
+  if (isa >= SKSS__CPU_ISA_AVX512) return &v4;
+  if (isa >= SKSS__CPU_ISA_AVX2) return &v3;
+#else
+  (void)isa;
+#endif
+  return &base;
 }
 
-/* Rows by element width (1, 2, 4, 8 bytes), columns values / indices / both. */
-#define SKSS__SCATTER_ROW(PREFIX, UT) \
-  [sizeof(UT)] = {PREFIX##UT##_values, PREFIX##UT##_indices, PREFIX##UT##_both},
+static flag_fn choose_flag(const level_fns *fns, skss_compact_keep predicate, skss_dtype dtype) {
+  if (predicate == SKSS_COMPACT_KEEP_MASK_BYTES) return fns->mask_bytes;
+  if (predicate == SKSS_COMPACT_KEEP_MASK_BITS) return fns->mask_bits;
+  switch (dtype) {
+    case SKSS_DTYPE_F32: return fns->f32;
+    case SKSS_DTYPE_F64: return fns->f64;
+    default: break;
+  }
+  switch (skss_dtype_size(dtype)) {
+    case 1: return fns->u8;
+    case 2: return fns->u16;
+    case 4: return fns->u32;
+    default: return fns->u64;
+  }
+}
 
-static scatter_fn choose_scatter(size_t width, bool want_values, bool want_indices) {
+static scatter_fn choose_scatter(skss__cpu_isa isa, size_t width, bool want_values,
+                                 bool want_indices) {
   if (!want_values && !want_indices) return NULL;
   const int column = want_values ? (want_indices ? 2 : 0) : 1;
 #ifdef SKSS__HAVE_AVX512
   static const scatter_fn simd[9][3] = {
-      SKSS__SCATTER_ROW(scatter512_, uint8_t) SKSS__SCATTER_ROW(scatter512_, uint16_t)
-      SKSS__SCATTER_ROW(scatter512_, uint32_t) SKSS__SCATTER_ROW(scatter512_, uint64_t)};
-  if (avx512_usable()) return simd[width][column];
+      SKSS__SCATTER_ROW(scatter512_, uint8_t, ) SKSS__SCATTER_ROW(scatter512_, uint16_t, )
+      SKSS__SCATTER_ROW(scatter512_, uint32_t, ) SKSS__SCATTER_ROW(scatter512_, uint64_t, )};
+  if (isa >= SKSS__CPU_ISA_AVX512_VBMI2) return simd[width][column];
 #endif
-  static const scatter_fn portable[9][3] = {
-      SKSS__SCATTER_ROW(scatter_, uint8_t) SKSS__SCATTER_ROW(scatter_, uint16_t)
-      SKSS__SCATTER_ROW(scatter_, uint32_t) SKSS__SCATTER_ROW(scatter_, uint64_t)};
-  return portable[width][column];
+  return level_of(isa)->scatter[width][column];
 }
 
 static keep_test choose_test(const skss__compact_job *job) {
@@ -511,12 +553,14 @@ skss_status skss__compact_scan_cpu(skss_ctx *ctx, const skss__compact_job *job, 
                       (long long)blocks);
   for (int64_t b = 0; b < blocks; b++) atomic_init(&status[b].word, STATUS_UNKNOWN);
   const bool mask = job->predicate == SKSS_COMPACT_KEEP_MASK_BYTES || job->predicate == SKSS_COMPACT_KEEP_MASK_BITS;
+  const skss__cpu_isa isa = skss__ctx_cpu_isa(ctx);
   scan_state s = {
       .job = job,
       .flag_source = mask ? (const void *)job->mask : job->in,
       .test = choose_test(job),
-      .flag = choose_flag(job->predicate, job->dtype),
-      .scatter = choose_scatter(skss_dtype_size(job->dtype), job->values != NULL, job->indices != NULL),
+      .flag = choose_flag(level_of(isa), job->predicate, job->dtype),
+      .scatter = choose_scatter(isa, skss_dtype_size(job->dtype), job->values != NULL,
+                                job->indices != NULL),
       .blocks = blocks,
       .status = status,
   };

@@ -2,10 +2,8 @@
  * halftone_impl.h — what the halftone entry point (core/halftone_api.c), the
  * papers' sequential algorithms (halftone_ref.c) and our task array
  * (halftone.c) share:
- *  - the dither kernels, one X-macro line each, so that every algorithm is
- *    compiled once per kernel with its weights as constants (the table of
- *    skss_dither_kernel_get_info() in halftone_kernels.c is made from the
- *    same lines);
+ *  - the dither kernels (core/dither_kernels.h), so that every algorithm is
+ *    compiled once per kernel with its weights as constants;
  *  - the per-pixel rule of skss.h and BITS packing;
  *  - error collection with register caching (Kasagi, Nakano, Ito, parallel error diffusion,
  *    Section II) over a span of one row: the inner loop of the sequential
@@ -17,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/dither_kernels.h"
 #include "core/internal.h"
 
 #if defined(__GNUC__)
@@ -24,45 +23,6 @@
 #else
 #define SKSS__HT_INLINE static inline
 #endif
-
-/* X(arg, ENUM suffix, name, divisor, rows, slope, weights of row 0 for
- * dx = +1, +2, of row 1 for dx = -2..2, of row 2 for dx = -2..2): weight w of
- * row dy at dx sends w / divisor of a pixel's error to (y + dy, x + dx).
- * slope = 1 + reach, reach = the farthest column to the right of x that
- * pixel x collects from in the rows above (the largest -dx with a weight):
- * a row must lag the row above by `slope` columns. */
-#define SKSS__DITHER_KERNELS(X, arg)                                                          \
-  X(arg, FLOYD_STEINBERG, "fs", 16, 2, 2, (7, 0), (0, 3, 5, 1, 0), (0, 0, 0, 0, 0))           \
-  X(arg, JARVIS_JUDICE_NINKE, "jjn", 48, 3, 3, (7, 5), (3, 5, 7, 5, 3), (1, 3, 5, 3, 1))      \
-  X(arg, STUCKI, "stucki", 42, 3, 3, (8, 4), (2, 4, 8, 4, 2), (1, 2, 4, 2, 1))                \
-  X(arg, BURKES, "burkes", 32, 2, 3, (8, 4), (2, 4, 8, 4, 2), (0, 0, 0, 0, 0))                \
-  X(arg, SIERRA3, "sierra3", 32, 3, 3, (5, 3), (2, 4, 5, 4, 2), (0, 2, 3, 2, 0))              \
-  X(arg, SIERRA2, "sierra2", 16, 2, 3, (4, 3), (1, 2, 3, 2, 1), (0, 0, 0, 0, 0))              \
-  X(arg, SIERRA_LITE, "sierra-lite", 4, 2, 2, (2, 0), (0, 1, 1, 0, 0), (0, 0, 0, 0, 0))       \
-  X(arg, ATKINSON, "atkinson", 8, 3, 2, (1, 1), (0, 1, 1, 1, 0), (0, 0, 1, 0, 0))
-
-#define SKSS__HT_UNPACK(...) __VA_ARGS__
-/* An skss_dither_kernel_info initialiser from the tail of an X-macro line. */
-#define SKSS__DITHER_INFO(name, divisor, rows, slope, row0, row1, row2)                        \
-  {                                                                                            \
-    name, {{0, 0, 0, SKSS__HT_UNPACK row0}, {SKSS__HT_UNPACK row1}, {SKSS__HT_UNPACK row2}},   \
-        divisor, rows, slope                                                                   \
-  }
-
-/* A switch over `kernel` whose case for each kernel runs CALL(k), k pointing
- * at that kernel's constant description: an always-inline CALL is thus
- * compiled per kernel with constant weights, rows and slope. */
-#define SKSS__DITHER_SWITCH(kernel, CALL)                       \
-  switch (kernel) { SKSS__DITHER_KERNELS(SKSS__DITHER_CASE, CALL) }
-#define SKSS__DITHER_CASE(CALL, suffix, ...)                                              \
-  case SKSS_DITHER_KERNEL_##suffix: {                                                            \
-    static const skss_dither_kernel_info skss__kernel_ = SKSS__DITHER_INFO(__VA_ARGS__);  \
-    CALL(&skss__kernel_);                                                                 \
-    break;                                                                                \
-  }
-
-/* The table behind skss_dither_kernel_get_info(), indexed by kernel. */
-extern const skss_dither_kernel_info skss__dither_kernels[SKSS_DITHER_KERNEL_COUNT];
 
 /* One validated halftone call (sizes > 0, pointers valid, pitches resolved). */
 typedef struct skss__halftone_job {

@@ -15,8 +15,9 @@
  * rounded down, every cell a row reads of its predecessor was computed.
  * Cells and bits below low[j] are left as they were and never read.
  *
- * Only standard headers and the public header are included, so white-box tests can
- * include this file to test each instruction-set kernel against the scalar one.
+ * Only standard headers, the public header and isa.h are included, so
+ * white-box tests can include this file to test each instruction-set kernel
+ * against the scalar one.
  */
 #ifndef SKSS_KNAPSACK_IMPL_H
 #define SKSS_KNAPSACK_IMPL_H
@@ -24,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "isa.h"
 #include "skss.h"
 
 /* Instruction sets of the row kernel; SCALAR is plain C and runs anywhere. */
@@ -33,9 +35,14 @@ typedef enum skss__knap_isa {
   SKSS__KNAP_AVX512 = 2
 } skss__knap_isa;
 
+/* The largest C' the entry point hands to an algorithm: two value rows of
+ * C' + 1 cells of 4 bytes already need more than INT64_MAX bytes beyond it.
+ * So cap + 1, cap + a chunk and c + w (w <= cap) never overflow int64. */
+#define SKSS__KNAP_MAX_CAP (INT64_MAX / 8)
+
 typedef struct skss__knap {
   int64_t items;        /* DP items */
-  int64_t cap;          /* C': capacities 0..cap */
+  int64_t cap;          /* C': capacities 0..cap, cap <= SKSS__KNAP_MAX_CAP */
   const int64_t *w, *v; /* weights and values of the DP items, in input order */
   const int64_t *low;   /* NULL (every row computes 0..cap) or, per row, the first
                            capacity it must compute, a multiple of 64 */
@@ -48,10 +55,10 @@ typedef struct skss__knap {
   int64_t best;         /* OUT: V[cap][items] */
 } skss__knap;
 
+/* The fastest kernel of this build that instruction-set level `level` runs. */
+skss__knap_isa skss__knap_isa_at(skss__cpu_isa level);
 /* 1 if this build and this CPU can run kernel `isa`. */
 int skss__knap_isa_supported(skss__knap_isa isa);
-/* The fastest kernel this build and CPU can run. */
-skss__knap_isa skss__knap_best_isa(void);
 
 /* Computes next[c] for c in [lo, hi) of the row of an item (w, v) from
  * prev[0, hi): next[c] = prev[c] if c < w, else max(prev[c], prev[c - w] + v),

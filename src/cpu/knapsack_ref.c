@@ -8,7 +8,8 @@
  * reconstructing. Single-threaded.
  *
  * Also the row kernel both DP algorithms run (skss__knap_span): plain C for
- * CPU_REF (the oracle), AVX2 or AVX-512 for the CPU backend. A kernel works
+ * CPU_REF (the oracle), AVX2 or AVX-512 for the CPU backend, as the
+ * context's instruction-set level (isa.h) allows. A kernel works
  * on 64 capacities at a time so that the 64 decision bits of a word come out
  * of vector compares (movemask / mask registers) without a branch per cell.
  */
@@ -169,24 +170,18 @@ SKSS__KNAP_SPAN_FN(avx512_span_i32, SKSS__TARGET("avx512f"), int32_t, i32, avx51
 SKSS__KNAP_SPAN_FN(avx512_span_i64, SKSS__TARGET("avx512f"), int64_t, i64, avx512_block_i64)
 #endif
 
-int skss__knap_isa_supported(skss__knap_isa isa) {
-  switch (isa) {
-    case SKSS__KNAP_SCALAR: return 1;
+skss__knap_isa skss__knap_isa_at(skss__cpu_isa level) {
 #if SKSS__KNAP_X86
-    case SKSS__KNAP_AVX2: return __builtin_cpu_supports("avx2") != 0;
-    case SKSS__KNAP_AVX512: return __builtin_cpu_supports("avx512f") != 0;
+  if (level >= SKSS__CPU_ISA_AVX512) return SKSS__KNAP_AVX512;
+  if (level >= SKSS__CPU_ISA_AVX2) return SKSS__KNAP_AVX2;
 #else
-    case SKSS__KNAP_AVX2:
-    case SKSS__KNAP_AVX512: return 0;
+  (void)level;
 #endif
-  }
-  return 0;
+  return SKSS__KNAP_SCALAR;
 }
 
-skss__knap_isa skss__knap_best_isa(void) {
-  if (skss__knap_isa_supported(SKSS__KNAP_AVX512)) return SKSS__KNAP_AVX512;
-  if (skss__knap_isa_supported(SKSS__KNAP_AVX2)) return SKSS__KNAP_AVX2;
-  return SKSS__KNAP_SCALAR;
+int skss__knap_isa_supported(skss__knap_isa isa) {
+  return isa <= skss__knap_isa_at(skss__cpu_isa_detected());
 }
 
 void skss__knap_span(skss__knap_isa isa, int wide, const void *prev, void *next, int64_t lo,

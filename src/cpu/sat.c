@@ -17,8 +17,10 @@
  *    input is read twice, the output written once (2R1W); ROWSCAN is the
  *    one-band case.
  * One instantiation per type pair (SKSS__SAT_PAIRS), squared or not a
- * compile-time specialisation of the row kernel; plain u8 -> u32 (the
- * common image case, and the box filter's) has an AVX2 kernel on x86-64.
+ * compile-time specialisation of the row kernel, compiled for the baseline
+ * and, on x86-64, for AVX2 (picked by the context's level, isa.h); plain
+ * u8 -> u32 (the common image case, and the box filter's) has an AVX2
+ * intrinsics kernel. skss__sat_run() is the CPU backend's SAT dispatch.
  */
 #include <string.h>
 
@@ -27,16 +29,9 @@
 #define SKSS__SAT_AVX2 1
 #endif
 
+#include "isa.h"
 #include "sat_impl.h"
 #include "threadpool.h"
-
-/* The row kernels are compiled twice on x86-64, for AVX2 and the baseline,
- * and picked at load time. */
-#if defined(__x86_64__)
-#define SKSS__SAT_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SKSS__SAT_CLONES
-#endif
 
 /* Tuning: the row kernels prefetch the output this many bytes ahead, so
  * the read-for-ownership of the lines they are about to overwrite starts
@@ -144,35 +139,6 @@ static inline __attribute__((always_inline)) vec_double vlast_double(vec_double 
     }                                                                                            \
   }                                                                                              \
                                                                                                  \
-  /* Rows [r0, r1) of the plane; `above` is the SAT row above r0. */                             \
-  SKSS__SAT_CLONES static void name##_rows(const skss__sat_plane *p, int64_t r0, int64_t r1,     \
-                                           const void *above) {                                  \
-    for (int64_t i = r0; i < r1; i++) {                                                          \
-      const in_t *a = ROW(const in_t, p->in, p->in_pitch, i);                                    \
-      const acc_t *up = i == r0 ? above : ROW(const acc_t, p->out, p->out_pitch, i - 1);         \
-      acc_t *o = ROW(acc_t, p->out, p->out_pitch, i);                                            \
-      if (p->square)                                                                             \
-        name##_row(a, up, o, p->width, true);                                                    \
-      else                                                                                       \
-        name##_row(a, up, o, p->width, false);                                                   \
-    }                                                                                            \
-  }                                                                                              \
-                                                                                                 \
-  /* sums[j] = sum over rows [r0, r1) of load(in[i][j]). */                                      \
-  SKSS__SAT_CLONES static void name##_colsum(const skss__sat_plane *p, int64_t r0, int64_t r1,   \
-                                             void *sums) {                                       \
-    acc_t *restrict s = sums;                                                                    \
-    const bool sq = p->square;                                                                   \
-    memset(s, 0, (size_t)p->width * sizeof(acc_t));                                              \
-    for (int64_t i = r0; i < r1; i++) {                                                          \
-      const in_t *restrict a = ROW(const in_t, p->in, p->in_pitch, i);                           \
-      if (sq)                                                                                    \
-        for (int64_t j = 0; j < p->width; j++) s[j] += skss__sat_load_##name(a[j], true);        \
-      else                                                                                       \
-        for (int64_t j = 0; j < p->width; j++) s[j] += skss__sat_load_##name(a[j], false);       \
-    }                                                                                            \
-  }                                                                                              \
-                                                                                                 \
   /* Buffers 2..n-1, columns [c0, c1): buf[k] += buf[k - 1] (prefix over bands). */              \
   static void name##_down(uint8_t *bufs, size_t stride, int n, int64_t c0, int64_t c1) {         \
     for (int k = 2; k < n; k++) {                                                                \
@@ -190,15 +156,58 @@ static inline __attribute__((always_inline)) vec_double vlast_double(vec_double 
 SKSS__SAT_PAIRS(SKSS__SAT_FNS)
 #undef SKSS__SAT_FNS
 
+/* The passes a worker runs, compiled once per level: SUF names the variant,
+ * ATTR its target attribute (the inline helpers above are compiled into each). */
+#define SKSS__SAT_PASSES(name, in_t, acc_t, SUF, ATTR)                                           \
+  /* Rows [r0, r1) of the plane; `above` is the SAT row above r0. */                             \
+  ATTR static void name##_rows##SUF(const skss__sat_plane *p, int64_t r0, int64_t r1,            \
+                                         const void *above) {                                    \
+    for (int64_t i = r0; i < r1; i++) {                                                          \
+      const in_t *a = ROW(const in_t, p->in, p->in_pitch, i);                                    \
+      const acc_t *up = i == r0 ? above : ROW(const acc_t, p->out, p->out_pitch, i - 1);         \
+      acc_t *o = ROW(acc_t, p->out, p->out_pitch, i);                                            \
+      if (p->square)                                                                             \
+        name##_row(a, up, o, p->width, true);                                                    \
+      else                                                                                       \
+        name##_row(a, up, o, p->width, false);                                                   \
+    }                                                                                            \
+  }                                                                                              \
+                                                                                                 \
+  /* sums[j] = sum over rows [r0, r1) of load(in[i][j]). */                                      \
+  ATTR static void name##_colsum##SUF(const skss__sat_plane *p, int64_t r0, int64_t r1,          \
+                                           void *sums) {                                         \
+    acc_t *restrict s = sums;                                                                    \
+    const bool sq = p->square;                                                                   \
+    memset(s, 0, (size_t)p->width * sizeof(acc_t));                                              \
+    for (int64_t i = r0; i < r1; i++) {                                                          \
+      const in_t *restrict a = ROW(const in_t, p->in, p->in_pitch, i);                           \
+      if (sq)                                                                                    \
+        for (int64_t j = 0; j < p->width; j++) s[j] += skss__sat_load_##name(a[j], true);        \
+      else                                                                                       \
+        for (int64_t j = 0; j < p->width; j++) s[j] += skss__sat_load_##name(a[j], false);       \
+    }                                                                                            \
+  }
+#define SKSS__SAT_PASSES_BASE(name, in_t, acc_t) SKSS__SAT_PASSES(name, in_t, acc_t, , )
+SKSS__SAT_PAIRS(SKSS__SAT_PASSES_BASE)
+#undef SKSS__SAT_PASSES_BASE
+#if defined(SKSS__SAT_AVX2)
+#define SKSS__SAT_PASSES_AVX2(name, in_t, acc_t) \
+  SKSS__SAT_PASSES(name, in_t, acc_t, _avx2, __attribute__((target("avx2"))))
+SKSS__SAT_PAIRS(SKSS__SAT_PASSES_AVX2)
+#undef SKSS__SAT_PASSES_AVX2
+#endif
+#undef SKSS__SAT_PASSES
+
 #if defined(SKSS__SAT_AVX2)
 /* Plain u8 -> u32 rows with AVX2 intrinsics, 16 pixels per step: a prefix
  * of 8 pixels fits in u16, so the in-lane prefix runs on 16 u16 lanes and
  * is widened afterwards (fewer shuffles per pixel than on 8 u32 lanes;
  * GCC's generic-vector code for the widening and the in-lane shifts is
  * several times longer). The same sums as u8_u32_row. */
-__attribute__((target("avx2"))) static void u8_u32_row_avx2(const uint8_t *restrict a,
-                                                            const uint32_t *restrict above,
-                                                            uint32_t *restrict out, int64_t w) {
+__attribute__((target("avx2"))) static void plain_u8_u32_row_avx2(const uint8_t *restrict a,
+                                                                  const uint32_t *restrict above,
+                                                                  uint32_t *restrict out,
+                                                                  int64_t w) {
   const __m256i last = _mm256_set1_epi32(7);
   __m256i runv = _mm256_setzero_si256();
   int64_t j = 0;
@@ -226,11 +235,12 @@ __attribute__((target("avx2"))) static void u8_u32_row_avx2(const uint8_t *restr
   }
 }
 
-static void u8_u32_rows_avx2(const skss__sat_plane *p, int64_t r0, int64_t r1, const void *above) {
+static void plain_u8_u32_rows_avx2(const skss__sat_plane *p, int64_t r0, int64_t r1,
+                                   const void *above) {
   for (int64_t i = r0; i < r1; i++) {
     const uint32_t *up = i == r0 ? above : ROW(const uint32_t, p->out, p->out_pitch, i - 1);
-    u8_u32_row_avx2(ROW(const uint8_t, p->in, p->in_pitch, i), up,
-                    ROW(uint32_t, p->out, p->out_pitch, i), p->width);
+    plain_u8_u32_row_avx2(ROW(const uint8_t, p->in, p->in_pitch, i), up,
+                          ROW(uint32_t, p->out, p->out_pitch, i), p->width);
   }
 }
 #endif
@@ -249,6 +259,30 @@ static const sat_ops OPS[SKSS__SAT_PAIR_COUNT] = {
     SKSS__SAT_PAIRS(SKSS__SAT_OPS_ENTRY)
 #undef SKSS__SAT_OPS_ENTRY
 };
+
+#if defined(SKSS__SAT_AVX2)
+static const sat_ops OPS_AVX2[SKSS__SAT_PAIR_COUNT] = {
+#define SKSS__SAT_OPS_ENTRY(name, in_t, acc_t)                                          \
+  [SKSS__SAT_##name] = {sizeof(acc_t), name##_rows_avx2, name##_colsum_avx2, name##_down, \
+                        name##_scan},
+    SKSS__SAT_PAIRS(SKSS__SAT_OPS_ENTRY)
+#undef SKSS__SAT_OPS_ENTRY
+};
+#endif
+
+/* The passes of a plane at the context's instruction-set level. */
+static sat_ops choose_ops(const skss_ctx *ctx, const skss__sat_plane *p) {
+#if defined(SKSS__SAT_AVX2)
+  if (skss__ctx_cpu_isa(ctx) >= SKSS__CPU_ISA_AVX2) {
+    sat_ops ops = OPS_AVX2[p->pair];
+    if (p->pair == SKSS__SAT_u8_u32 && !p->square) ops.rows = plain_u8_u32_rows_avx2;
+    return ops;
+  }
+#else
+  (void)ctx;
+#endif
+  return OPS[p->pair];
+}
 
 size_t skss__sat_acc_size(skss__sat_pair pair) { return OPS[pair].acc_size; }
 
@@ -300,11 +334,7 @@ static void bands_worker(int w, int workers, void *arg) {
 }
 
 static void run_bands(skss_ctx *ctx, const skss__sat_plane *p, int workers) {
-  sat_ops ops = OPS[p->pair];
-#if defined(SKSS__SAT_AVX2)
-  if (p->pair == SKSS__SAT_u8_u32 && !p->square && __builtin_cpu_supports("avx2"))
-    ops.rows = u8_u32_rows_avx2;
-#endif
+  const sat_ops ops = choose_ops(ctx, p);
   bands_job job = {
       .plane = p,
       .ops = &ops,
@@ -318,8 +348,18 @@ static void run_bands(skss_ctx *ctx, const skss__sat_plane *p, int workers) {
     skss__parallel(ctx, workers, bands_worker, &job);
 }
 
-void skss__sat_rowscan(const skss__sat_plane *plane) { run_bands(NULL, plane, 1); }
+void skss__sat_run(skss_ctx *ctx, int algorithm, const skss__sat_plane *plane) {
+  switch (algorithm) {
+    case SKSS_SAT_ALGORITHM_2R2W_CPU: skss__sat_2r2w(plane); break;
+    case SKSS_SAT_ALGORITHM_4R1W_CPU: skss__sat_4r1w(plane); break;
+    case SKSS_SAT_ALGORITHM_ROWSCAN_CPU: run_bands(ctx, plane, 1); break;
+    case SKSS_SAT_ALGORITHM_BANDS_CPU: run_bands(ctx, plane, band_count(ctx, plane->height)); break;
+    default: break;
+  }
+}
 
-void skss__sat_bands(skss_ctx *ctx, const skss__sat_plane *plane) {
-  run_bands(ctx, plane, band_count(ctx, plane->height));
+void skss__sat_zero_border(uint8_t *base, size_t pitch, size_t elem, int64_t height,
+                           int64_t width) {
+  memset(base, 0, ((size_t)width + 1) * elem);
+  for (int64_t i = 1; i <= height; i++) memset(base + (size_t)i * pitch, 0, elem);
 }

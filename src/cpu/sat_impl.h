@@ -1,6 +1,6 @@
 /*
  * sat_impl.h — what the SAT entry points (core/sat_api.c) and the box filter
- * hand to the SAT implementations: one validated plane (sizes, type pair,
+ * hand to the CPU SAT implementations: one validated plane (sizes, type pair,
  * resolved pitches, squared or not, scratch), and the per-type-pair element
  * loads every implementation shares. The public layouts reduce to one case
  * here: `out` points at the inclusive SAT's (0, 0) element (for PADDED, one
@@ -69,20 +69,17 @@ size_t skss__sat_acc_size(skss__sat_pair pair);
 size_t skss__sat_work_bytes(const skss_ctx *ctx, int algorithm, skss__sat_pair pair, int64_t height,
                             int64_t width);
 
-/* Runs a resolved algorithm on one plane (sat_api.c). */
-void skss__sat_dispatch(skss_ctx *ctx, int algorithm, const skss__sat_plane *plane);
+/* Runs a resolved CPU algorithm on one plane (sat.c): the paper's
+ * sequential 2R2W and 4R1W (sat_ref.c), or ours, ROWSCAN and BANDS (sat.c). */
+void skss__sat_run(skss_ctx *ctx, int algorithm, const skss__sat_plane *plane);
 
 /* Writes the zero first row and column of a PADDED table of an H x W input
- * whose buffer starts at `base` (sat_api.c). */
+ * whose buffer starts at `base` (sat.c). */
 void skss__sat_zero_border(uint8_t *base, size_t pitch, size_t elem, int64_t height, int64_t width);
 
 /* The paper's sequential algorithms (sat_ref.c). */
 void skss__sat_2r2w(const skss__sat_plane *plane);
 void skss__sat_4r1w(const skss__sat_plane *plane);
-
-/* Ours (sat.c): one pass per row, and row bands on the context's workers. */
-void skss__sat_rowscan(const skss__sat_plane *plane);
-void skss__sat_bands(skss_ctx *ctx, const skss__sat_plane *plane);
 
 /* A validated box filter call (pitches resolved, the SAT algorithm resolved). */
 typedef struct skss__box_args {

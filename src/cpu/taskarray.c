@@ -1,5 +1,6 @@
 /*
- * taskarray.c — skss_taskarray_run(): users' own task arrays on the CPU
+ * taskarray.c — the CPU runner of skss_taskarray_run() (core/taskarray_api.c
+ * validates the call): users' own task arrays on the context's threads
  * (Funasaka, Nakano, Ito, SKSS task arrays, Sections II-IV).
  *  - SKSS: the single soft-synchronised pass. Each worker takes a row by
  *    ticket (rowsync.h), runs its tasks left to right, waits before each
@@ -8,7 +9,9 @@
  *    grouped into partitions (levels) whose tasks are independent: level j
  *    (forward), i + j (fair), j + (reach + 1) i (backward); workers share
  *    each level and meet at a barrier after it, the CPU analogue of one
- *    kernel launch per partition.
+ *    kernel launch per partition. Only levels that hold tasks count: when
+ *    reach + 1 >= cols (BACKWARD) the rows' levels do not interleave and
+ *    every partition is one task, taken in row-major order.
  *  - SEQUENTIAL: Sequential Algorithm Horizontal on the calling thread.
  */
 #include <stdatomic.h>
@@ -16,16 +19,15 @@
 
 #include "core/internal.h"
 #include "rowsync.h"
+#include "taskarray_impl.h"
 #include "threadpool.h"
-
-static const char *const FN = "skss_taskarray_run()";
 
 typedef struct run_state {
   const skss_taskarray_desc *d;
   skss__rowsync sync;
   skss__barrier barrier;
   _Atomic int failure;          /* first skss_status that stopped the run */
-  _Atomic int64_t stop_level;   /* CONVENTIONAL: level of the first failure */
+  _Atomic int64_t stop_part;    /* CONVENTIONAL: partition of the first failure */
   _Atomic int64_t bad_row, bad_col, bad_dep_row, bad_dep_col;
 } run_state;
 
@@ -41,16 +43,19 @@ static bool dep_allowed(const skss_taskarray_desc *d, int64_t row, int64_t col, 
   switch (d->kind) {
     case SKSS_TASKARRAY_KIND_FORWARD: return c < col;
     case SKSS_TASKARRAY_KIND_FAIR: return c <= col;
-    case SKSS_TASKARRAY_KIND_BACKWARD: return c <= col + d->reach * (row - r);
+    case SKSS_TASKARRAY_KIND_BACKWARD:
+      /* c - col <= reach * (row - r), the product saturated (both sides < 2^63). */
+      return c <= col || row - r > INT64_MAX / d->reach || c - col <= d->reach * (row - r);
   }
   return false;
 }
 
 /* Column count row `row - 1` must have finished before (row, col) may run,
- * for the default dependencies (transitively covering all earlier rows). */
+ * for the default dependencies (transitively covering all earlier rows):
+ * min(col + 1 (+ reach for BACKWARD), cols), without overflow. */
 static int64_t default_need(const skss_taskarray_desc *d, int64_t col) {
-  int64_t need = d->kind == SKSS_TASKARRAY_KIND_BACKWARD ? col + d->reach + 1 : col + 1;
-  return need < d->cols ? need : d->cols;
+  const int64_t ahead = d->kind == SKSS_TASKARRAY_KIND_BACKWARD ? d->reach : 0;
+  return ahead >= d->cols - col - 1 ? d->cols : col + ahead + 1;
 }
 
 /* Waits for every predecessor of (row, col); false if the run stopped. */
@@ -99,7 +104,8 @@ static void skss_worker(int worker, int workers, void *arg) {
   }
 }
 
-/* Level of task (row, col) in the conventional schedule, and its inverse. */
+/* Level of task (row, col) in the conventional schedule: col + stride * row
+ * (for BACKWARD only called when reach + 1 < cols). */
 static int64_t level_stride(const skss_taskarray_desc *d) {
   switch (d->kind) {
     case SKSS_TASKARRAY_KIND_FORWARD: return 0;
@@ -109,18 +115,52 @@ static int64_t level_stride(const skss_taskarray_desc *d) {
   return 1;
 }
 
-/* Marks `level` as failed (the first failing level wins; all failures of one
- * run happen in the same level, as no level starts after a failed one). */
-static void stop_at_level(run_state *s, int64_t level) {
+/* Marks partition `part` as failed (the first failing one wins; all failures
+ * of one run happen in the same partition, as none starts after a failed one). */
+static void stop_at_part(run_state *s, int64_t part) {
   int64_t none = INT64_MAX;
-  atomic_compare_exchange_strong(&s->stop_level, &none, level);
+  atomic_compare_exchange_strong(&s->stop_part, &none, part);
+}
+
+/* Runs partition number `part`, the tasks (k, lo_col - stride * (k - lo))
+ * for rows k = lo..hi, shared round-robin by the workers, then meets the
+ * others at the barrier. False when the run stops after it. */
+static bool run_partition(run_state *s, int worker, int workers, int64_t part, int64_t lo,
+                          int64_t hi, int64_t lo_col, int64_t stride) {
+  const skss_taskarray_desc *d = s->d;
+  for (int64_t k = lo + worker; k <= hi; k += workers) {
+    const int64_t col = lo_col - stride * (k - lo);
+    if (atomic_load_explicit(&s->stop_part, memory_order_relaxed) <= part) break;
+    if ((d->deps != NULL && !wait_deps(s, k, col)) || !run_task(s, k, col)) {
+      stop_at_part(s, part);
+      break;
+    }
+    skss__rowsync_publish(&s->sync, k, col + 1);
+  }
+  /* barrier: the next partition may read what this one wrote, and every
+   * worker sees a failure of this partition (recorded before arriving). */
+  skss__barrier_wait(&s->barrier);
+  /* Only failures of this partition or earlier count: a faster worker may
+   * already be failing in the next one, and all must decide alike. */
+  return atomic_load_explicit(&s->stop_part, memory_order_relaxed) > part;
 }
 
 static void conventional_worker(int worker, int workers, void *arg) {
   run_state *s = arg;
   const skss_taskarray_desc *d = s->d;
-  int64_t stride = level_stride(d);
-  int64_t levels = stride == 0 ? d->cols : (d->cols - 1) + stride * (d->rows - 1) + 1;
+  int64_t part = 0;
+  if (d->kind == SKSS_TASKARRAY_KIND_BACKWARD && d->reach >= d->cols - 1) {
+    /* Row i holds levels [stride * i, stride * i + cols): one task each, the
+     * levels between rows are empty. */
+    for (int64_t i = 0; i < d->rows; i++)
+      for (int64_t j = 0; j < d->cols; j++)
+        if (!run_partition(s, worker, workers, part++, i, i, j, 0)) return;
+    return;
+  }
+  /* Every level holds tasks; there are at most rows * cols levels, which
+   * fits int64 (core/taskarray_api.c checks it). */
+  const int64_t stride = level_stride(d);
+  const int64_t levels = stride == 0 ? d->cols : (d->cols - 1) + stride * (d->rows - 1) + 1;
   for (int64_t level = 0; level < levels; level++) {
     /* Rows i with col = level - stride * i in [0, cols): a contiguous range. */
     int64_t lo = 0, hi = d->rows - 1;
@@ -128,61 +168,20 @@ static void conventional_worker(int worker, int workers, void *arg) {
       lo = level - (d->cols - 1) <= 0 ? 0 : (level - (d->cols - 1) + stride - 1) / stride;
       hi = level / stride < hi ? level / stride : hi;
     }
-    for (int64_t k = lo + worker; k <= hi; k += workers) {
-      int64_t col = level - stride * k;
-      if (atomic_load_explicit(&s->stop_level, memory_order_relaxed) <= level) break;
-      if ((d->deps != NULL && !wait_deps(s, k, col)) || !run_task(s, k, col)) {
-        stop_at_level(s, level);
-        break;
-      }
-      skss__rowsync_publish(&s->sync, k, col + 1);
-    }
-    /* barrier: the next partition may read what this one wrote, and every
-     * worker sees a failure of this level (it was recorded before arriving). */
-    skss__barrier_wait(&s->barrier);
-    /* Only failures of this level or earlier count: a faster worker may
-     * already be failing in the next level, and all must decide alike. */
-    if (atomic_load_explicit(&s->stop_level, memory_order_relaxed) <= level) return;
+    if (!run_partition(s, worker, workers, part++, lo, hi, level - stride * lo, stride)) return;
   }
 }
 
-static skss_status validate(skss_ctx *ctx, const skss_taskarray_desc *d) {
-  if (d->rows < 0 || d->cols < 0)
-    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: size %lld x %lld is negative", FN,
-                      (long long)d->rows, (long long)d->cols);
-  if (d->task == NULL) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: desc->task is NULL", FN);
-  if (d->kind != SKSS_TASKARRAY_KIND_FORWARD && d->kind != SKSS_TASKARRAY_KIND_FAIR &&
-      d->kind != SKSS_TASKARRAY_KIND_BACKWARD)
-    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown kind %d", FN, (int)d->kind);
-  if (d->kind == SKSS_TASKARRAY_KIND_BACKWARD && (d->reach < 1 || d->reach > INT64_MAX / 4))
-    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: a backward array needs reach >= 1 (got %lld)",
-                      FN, (long long)d->reach);
-  if (d->schedule != SKSS_TASKARRAY_SCHEDULE_SKSS && d->schedule != SKSS_TASKARRAY_SCHEDULE_CONVENTIONAL &&
-      d->schedule != SKSS_TASKARRAY_SCHEDULE_SEQUENTIAL)
-    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: unknown schedule %d", FN, (int)d->schedule);
-  int64_t stride = level_stride(d), levels;
-  if (d->schedule == SKSS_TASKARRAY_SCHEDULE_CONVENTIONAL && d->rows > 0 &&
-      (!skss__mul_i64(stride, d->rows, &levels) || levels > INT64_MAX - d->cols))
-    return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: the number of partitions overflows int64", FN);
-  return SKSS_OK;
-}
-
-skss_status skss_taskarray_run(skss_ctx *ctx, const skss_taskarray_desc *desc) {
-  SKSS__CHECK_CTX(ctx);
-  SKSS__CHECK_DESC(ctx, FN, desc, skss_taskarray_desc);
-  skss_status st = validate(ctx, desc);
-  if (st != SKSS_OK || desc->rows == 0 || desc->cols == 0) return st;
-  if ((uint64_t)desc->rows > SIZE_MAX / sizeof(skss__row_progress))
-    return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: %lld rows overflow size_t", FN, (long long)desc->rows);
+skss_status skss__taskarray_cpu(skss_ctx *ctx, const char *fn, const skss_taskarray_desc *desc) {
   void *storage = skss__alloc(ctx, skss__rowsync_bytes(desc->rows));
   if (storage == NULL)
-    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for %lld row counters", FN,
+    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for %lld row counters", fn,
                       (long long)desc->rows);
   run_state s;
   memset(&s, 0, sizeof s);
   s.d = desc;
   atomic_init(&s.failure, SKSS_OK);
-  atomic_init(&s.stop_level, INT64_MAX);
+  atomic_init(&s.stop_part, INT64_MAX);
   skss__rowsync_init(&s.sync, desc->rows, storage);
   int workers = ctx->threads;
   if (desc->schedule == SKSS_TASKARRAY_SCHEDULE_SEQUENTIAL) workers = 1;
@@ -193,14 +192,14 @@ skss_status skss_taskarray_run(skss_ctx *ctx, const skss_taskarray_desc *desc) {
     skss__parallel(ctx, workers, skss_worker, &s);
   }
   skss__free(ctx, storage);
-  st = (skss_status)atomic_load(&s.failure);
+  skss_status st = (skss_status)atomic_load(&s.failure);
   if (st == SKSS_ERR_INVALID_ARG)
     return skss__fail(ctx, st,
                       "%s: deps of task (%lld, %lld) names (%lld, %lld), which is outside the array "
                       "or not allowed for its kind",
-                      FN, (long long)s.bad_row, (long long)s.bad_col, (long long)s.bad_dep_row,
+                      fn, (long long)s.bad_row, (long long)s.bad_col, (long long)s.bad_dep_row,
                       (long long)s.bad_dep_col);
   if (st == SKSS_ERR_CALLBACK)
-    return skss__fail(ctx, st, "%s: a task or deps callback reported failure", FN);
+    return skss__fail(ctx, st, "%s: a task or deps callback reported failure", fn);
   return st;
 }

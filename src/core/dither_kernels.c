@@ -1,9 +1,10 @@
 /*
- * halftone_kernels.c — the table of dither kernels behind
- * skss_dither_kernel_get_info(), made from the X-macro lines of
- * halftone_impl.h that the algorithms are compiled from.
+ * dither_kernels.c — the table of dither kernels behind
+ * skss_dither_kernel_get_info() and skss_dither_kernel_from_name(), made
+ * from the X-macro lines of dither_kernels.h that the algorithms are
+ * compiled from.
  */
-#include "halftone_impl.h"
+#include "dither_kernels.h"
 
 #define SKSS__DITHER_TABLE_ROW(unused, suffix, ...) \
   [SKSS_DITHER_KERNEL_##suffix] = SKSS__DITHER_INFO(__VA_ARGS__),

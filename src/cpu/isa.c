@@ -1,0 +1,63 @@
+/*
+ * isa.c — the CPU backend's one SIMD dispatch: the instruction-set level of
+ * isa.h, detected once per process (__builtin_cpu_init and
+ * __builtin_cpu_supports; SCALAR off x86-64), is what every CPU kernel family
+ * (sat.c, boxfilter.c, compact.c, knapsack_ref.c) picks its variant by.
+ *
+ * Override: the environment variable SKSS_CPU_ISA=scalar|avx2|avx512 caps
+ * the level (a cap above what the CPU runs changes nothing; avx512 also
+ * allows AVX512-VBMI2), e.g. to time or test the portable kernels on a
+ * machine with AVX-512. It is read when a context chooses its level; an
+ * empty value means no cap and any other value is refused.
+ */
+#include "isa.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+static skss__cpu_isa detected_level = SKSS__CPU_ISA_SCALAR;
+static pthread_once_t detect_once = PTHREAD_ONCE_INIT;
+
+static void detect(void) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("x86-64-v3")) return;
+  detected_level = SKSS__CPU_ISA_AVX2;
+  if (!__builtin_cpu_supports("x86-64-v4")) return;
+  detected_level = SKSS__CPU_ISA_AVX512;
+  if (__builtin_cpu_supports("avx512vbmi2")) detected_level = SKSS__CPU_ISA_AVX512_VBMI2;
+#endif
+}
+
+skss__cpu_isa skss__cpu_isa_detected(void) {
+  pthread_once(&detect_once, detect);
+  return detected_level;
+}
+
+skss_status skss__cpu_isa_choose(skss__cpu_isa *isa, const char **name) {
+  static const struct {
+    const char *name;
+    skss__cpu_isa cap;
+  } CAPS[] = {{"scalar", SKSS__CPU_ISA_SCALAR},
+              {"avx2", SKSS__CPU_ISA_AVX2},
+              {"avx512", SKSS__CPU_ISA_AVX512_VBMI2}};
+  *isa = skss__cpu_isa_detected();
+  *name = getenv("SKSS_CPU_ISA");
+  if (*name == NULL || (*name)[0] == '\0') return SKSS_OK;
+  for (size_t k = 0; k < sizeof CAPS / sizeof CAPS[0]; k++) {
+    if (strcmp(*name, CAPS[k].name) != 0) continue;
+    if (CAPS[k].cap < *isa) *isa = CAPS[k].cap;
+    return SKSS_OK;
+  }
+  return SKSS_ERR_INVALID_ARG;
+}
+
+skss__cpu_isa skss__ctx_cpu_isa(const skss_ctx *ctx) {
+  if (ctx->backend == SKSS_BACKEND_CPU_REF) return SKSS__CPU_ISA_SCALAR;
+  skss__cpu_isa isa;
+  const char *name;
+  return skss__cpu_isa_choose(&isa, &name) == SKSS_OK ? isa : skss__cpu_isa_detected();
+}
