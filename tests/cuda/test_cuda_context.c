@@ -1,12 +1,16 @@
 /*
  * test_cuda_context.c — the CUDA backend's groundwork on a real GPU: device
  * discovery, a context on the default and on a caller's stream, deferred
- * error reporting, and the rule that a primitive the CUDA backend does not
- * implement yet is an error, never a silent CPU fallback. Exits 77 (skipped)
+ * error reporting, the rule that a primitive an explicit CUDA context does
+ * not implement is an error, never a silent CPU fallback, and an AUTO
+ * context that runs such a primitive on the CPU threads (with host memory,
+ * refusing device memory with an error). Exits 77 (skipped)
  * when the build has no CUDA backend or the machine no GPU.
  */
 #include <stdio.h>
 #include <string.h>
+
+#include <cuda_runtime.h>
 
 #include "testutil.h"
 
@@ -64,6 +68,55 @@ static void test_missing_primitive_is_unsupported(void **state) {
   skss_ctx_destroy(ctx);
 }
 
+/* An AUTO context on the GPU: primitives CUDA lacks run on the CPU threads
+ * with host memory, and device memory given to them is refused. */
+static void test_auto_context_runs_cpu_primitives(void **state) {
+  (void)state;
+  skss_ctx *ctx = tu_ctx(SKSS_BACKEND_AUTO, 2);
+  assert_int_equal(skss_ctx_backend(ctx), SKSS_BACKEND_CUDA);
+  assert_int_equal(skss_ctx_op_backend(ctx, SKSS_OP_SAT), SKSS_BACKEND_CUDA);
+  assert_int_equal(skss_ctx_op_backend(ctx, SKSS_OP_HALFTONE), SKSS_BACKEND_CUDA);
+  for (int op = SKSS_OP_SAT; op <= SKSS_OP_COMPACT; op++) {
+    skss_backend b = skss_ctx_op_backend(ctx, (skss_op)op);
+    assert_true(b == (skss_algorithm_supported((skss_op)op, 0, SKSS_BACKEND_CUDA)
+                          ? SKSS_BACKEND_CUDA
+                          : SKSS_BACKEND_CPU));
+  }
+  if (skss_ctx_op_backend(ctx, SKSS_OP_COMPACT) == SKSS_BACKEND_CPU) {
+    const int32_t host_in[6] = {5, -1, 7, 0, 9, 2};
+    int32_t kept[6];
+    int64_t count = -1;
+    skss_compact_desc cd = SKSS_COMPACT_DESC_INIT;
+    cd.n = 6;
+    cd.dtype = SKSS_DTYPE_I32;
+    cd.keep = SKSS_COMPACT_KEEP_GT;
+    cd.a.i = 2;
+    TU_OK(ctx, skss_compact(ctx, &cd, host_in, kept, NULL, &count));
+    assert_int_equal(count, 3);
+    assert_true(kept[0] == 5 && kept[1] == 7 && kept[2] == 9);
+    void *dev = NULL;
+    assert_int_equal(cudaMalloc(&dev, sizeof host_in), cudaSuccess);
+    assert_int_equal(cudaMemcpy(dev, host_in, sizeof host_in, cudaMemcpyHostToDevice), cudaSuccess);
+    count = -1;
+    assert_int_equal(skss_compact(ctx, &cd, dev, kept, NULL, &count), SKSS_ERR_INVALID_ARG);
+    assert_non_null(strstr(skss_ctx_last_error(ctx), "in is device memory"));
+    assert_int_equal(count, -1);
+    cudaFree(dev);
+  }
+  if (skss_ctx_op_backend(ctx, SKSS_OP_KNAPSACK) == SKSS_BACKEND_CPU) {
+    const int64_t w[4] = {3, 4, 5, 9}, v[4] = {4, 5, 6, 10};
+    int64_t best = -1;
+    uint8_t taken[4];
+    skss_knapsack_desc kd = SKSS_KNAPSACK_DESC_INIT;
+    kd.n_items = 4;
+    kd.capacity = 9;
+    TU_OK(ctx, skss_knapsack(ctx, &kd, w, v, &best, taken));
+    assert_int_equal(best, 11); /* items 1 and 2 (4 + 5 = 9): 5 + 6 */
+    assert_true(taken[1] && taken[2] && !taken[0] && !taken[3]);
+  }
+  skss_ctx_destroy(ctx);
+}
+
 int main(void) {
   if (!skss_backend_built(SKSS_BACKEND_CUDA) || skss_device_count() == 0) {
     printf("no CUDA backend or no GPU: skipped\n");
@@ -73,6 +126,7 @@ int main(void) {
       cmocka_unit_test(test_device_info),
       cmocka_unit_test(test_context_on_device),
       cmocka_unit_test(test_missing_primitive_is_unsupported),
+      cmocka_unit_test(test_auto_context_runs_cpu_primitives),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
