@@ -19,7 +19,7 @@ static inline void fuzz_require(int ok) {
   if (!ok) abort();
 }
 
-/* After rc == -1: a one-line message and an all-zero output struct. */
+/* After a failure (rc < 0): a one-line message and an all-zero output struct. */
 static inline void fuzz_check_failure(const char *err, const void *out, size_t out_size) {
   fuzz_require(err[0] != '\0' && strchr(err, '\n') == NULL && strlen(err) < SKSS_IO_ERRLEN);
   const unsigned char *bytes = out;
@@ -29,7 +29,7 @@ static inline void fuzz_check_failure(const char *err, const void *out, size_t o
 static inline void fuzz_check_image(const skss_image *img) {
   fuzz_require(img->pixels != NULL && img->width >= 1 && img->height >= 1 &&
                img->width <= SKSS_IO_MAX_SIDE && img->height <= SKSS_IO_MAX_SIDE &&
-               img->width <= SKSS_IO_MAX_PIXELS / img->height);
+               img->width <= SKSS_IO_DEFAULT_MAX_PIXELS / img->height);
 }
 
 #endif

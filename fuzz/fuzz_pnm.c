@@ -15,7 +15,7 @@ static skss_image fuzz_redecode(const char *header, size_t header_len, const uin
   skss_image img;
   char err[SKSS_IO_ERRLEN];
   memset(&img, 0, sizeof img);
-  fuzz_require(skss__pnm_decode(file, header_len + raster_len, &img, err) == 0);
+  fuzz_require(skss__pnm_decode(file, header_len + raster_len, SKSS_IO_DEFAULT_MAX_PIXELS, &img, err) == 0);
   free(file);
   return img;
 }
@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   skss_image img;
   char err[SKSS_IO_ERRLEN] = "";
   memset(&img, 0, sizeof img);
-  if (skss__pnm_decode(data, size, &img, err) != 0) {
+  if (skss__pnm_decode(data, size, SKSS_IO_DEFAULT_MAX_PIXELS, &img, err) != 0) {
     fuzz_check_failure(err, &img, sizeof img);
     return 0;
   }

@@ -17,17 +17,25 @@ void skss_image_free(skss_image *img) {
   memset(img, 0, sizeof *img);
 }
 
-int skss_image_decode(const uint8_t *data, size_t size, skss_image *out, char err[SKSS_IO_ERRLEN]) {
+int skss_image_decode_limited(const uint8_t *data, size_t size, int64_t max_pixels, skss_image *out,
+                              char err[SKSS_IO_ERRLEN]) {
   if (out == NULL) return skss__io_fail(err, "skss_image_decode(): out is NULL");
   memset(out, 0, sizeof *out);
   if (data == NULL && size > 0) return skss__io_fail(err, "skss_image_decode(): data is NULL");
+  if (max_pixels < 1 || max_pixels > SKSS_IO_MAX_PIXELS)
+    return skss__io_fail(err, "skss_image_decode(): max_pixels %lld is outside 1..%lld", (long long)max_pixels,
+                         (long long)SKSS_IO_MAX_PIXELS);
   if (size == 0) return skss__io_fail(err, "empty file");
   if (size >= sizeof skss__png_magic && memcmp(data, skss__png_magic, sizeof skss__png_magic) == 0)
-    return skss__png_decode(data, size, out, err);
-  if (data[0] == 'P') return skss__pnm_decode(data, size, out, err);
+    return skss__png_decode(data, size, max_pixels, out, err);
+  if (data[0] == 'P') return skss__pnm_decode(data, size, max_pixels, out, err);
   if (size >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff)
     return skss__io_fail(err, "JPEG is not supported; convert to PNG or PGM");
   return skss__io_fail(err, "not a PNG, PGM or PBM file");
+}
+
+int skss_image_decode(const uint8_t *data, size_t size, skss_image *out, char err[SKSS_IO_ERRLEN]) {
+  return skss_image_decode_limited(data, size, SKSS_IO_DEFAULT_MAX_PIXELS, out, err);
 }
 
 int skss_image_read(const char *path, skss_image *out, char err[SKSS_IO_ERRLEN]) {
@@ -35,10 +43,11 @@ int skss_image_read(const char *path, skss_image *out, char err[SKSS_IO_ERRLEN])
   if (path == NULL || out == NULL) return skss__io_fail(err, "skss_image_read(): path and out must not be NULL");
   uint8_t *data;
   size_t size;
-  if (skss_read_file(path, (size_t)SKSS_IO_MAX_FILE_BYTES, &data, &size, err) != 0) return -1;
-  int rc = skss_image_decode(data, size, out, err);
+  int rc = skss_read_file(path, (size_t)SKSS_IO_MAX_FILE_BYTES, &data, &size, err);
+  if (rc != 0) return rc;
+  rc = skss_image_decode(data, size, out, err);
   free(data);
-  return rc == 0 ? 0 : skss__io_fail_path(err, path);
+  return rc == 0 ? 0 : skss__io_fail_path(err, path, rc);
 }
 
 int skss_image_format_from_path(const char *path, int bilevel, skss_image_format *out, char err[SKSS_IO_ERRLEN]) {
@@ -66,9 +75,10 @@ static int skss__image_write_pnm(const char *path, int pbm, const uint8_t *pixel
                               {pixels, (size_t)(width * height)}};
   if (!pbm) return skss__io_write_pieces(path, pieces, 2, err);
   uint8_t *raster;
-  if (skss__pbm_pack(pixels, width, height, &raster, &pieces[1].size, err) != 0) return -1;
+  int rc = skss__pbm_pack(pixels, width, height, &raster, &pieces[1].size, err);
+  if (rc != 0) return rc;
   pieces[1].data = raster;
-  int rc = skss__io_write_pieces(path, pieces, 2, err);
+  rc = skss__io_write_pieces(path, pieces, 2, err);
   free(raster);
   return rc;
 }
@@ -77,8 +87,9 @@ static int skss__image_write_png(const char *path, int bilevel, const uint8_t *p
                                  int64_t height, char *err) {
   uint8_t *png;
   size_t png_size;
-  if (skss__png_encode(pixels, width, height, bilevel, &png, &png_size, err) != 0) return -1;
-  int rc = skss_write_file_atomic(path, png, png_size, err);
+  int rc = skss__png_encode(pixels, width, height, bilevel, &png, &png_size, err);
+  if (rc != 0) return rc;
+  rc = skss_write_file_atomic(path, png, png_size, err);
   free(png);
   return rc;
 }
@@ -87,7 +98,7 @@ int skss_image_write(const char *path, skss_image_format fmt, const uint8_t *pix
                      int64_t height, char err[SKSS_IO_ERRLEN]) {
   if (path == NULL || pixels == NULL)
     return skss__io_fail(err, "skss_image_write(): path and pixels must not be NULL");
-  if (skss__io_check_dims("skss_image_write()", width, height, err) != 0) return -1;
+  if (skss__io_check_dims("skss_image_write()", width, height, SKSS_IO_MAX_PIXELS, err) != 0) return SKSS_IO_ERR;
   switch (fmt) {
     case SKSS_IMAGE_PGM: return skss__image_write_pnm(path, 0, pixels, width, height, err);
     case SKSS_IMAGE_PBM: return skss__image_write_pnm(path, 1, pixels, width, height, err);

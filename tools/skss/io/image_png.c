@@ -28,6 +28,7 @@
 #define SKSS__PNG_CACHE_LIMIT ((size_t)1 << 26)
 
 static int skss__png_fail(int code, const char *step, char *err) {
+  if (code == SPNG_EMEM) return skss__io_fail_nomem(err, "PNG: %s: %s", step, spng_strerror(code));
   return skss__io_fail(err, "PNG: %s: %s", step, spng_strerror(code));
 }
 
@@ -42,9 +43,10 @@ static int skss__png_channels(uint8_t color_type) {
 
 /* Refuses a header whose filtered image data (at least h * ceil(w * bpp / 8)
  * bytes) could not come out of `size` bytes of deflate stream. */
-static int skss__png_check_size(const struct spng_ihdr *ihdr, size_t size, char *err) {
+static int skss__png_check_size(const struct spng_ihdr *ihdr, size_t size, int64_t max_pixels, char *err) {
   int64_t width = ihdr->width, height = ihdr->height;
-  if (skss__io_check_dims("PNG", width, height, err) != 0) return -1;
+  int rc = skss__io_check_dims("PNG", width, height, max_pixels, err);
+  if (rc != 0) return rc;
   uint64_t bits = (uint64_t)width * (uint64_t)skss__png_channels(ihdr->color_type) * ihdr->bit_depth;
   uint64_t raw = (bits + 7) / 8 * (uint64_t)height;
   uint64_t most = (uint64_t)size * SKSS__PNG_INFLATE_RATIO + 1024u;
@@ -87,7 +89,7 @@ static int skss__png_decode_rgb(spng_ctx *ctx, const struct spng_ihdr *ihdr, uin
   int64_t width = ihdr->width;
   size_t row_bytes = (size_t)width * 3;
   uint8_t *row = malloc(row_bytes);
-  if (row == NULL) return skss__io_fail(err, "PNG: out of memory for a row of %lld pixels", (long long)width);
+  if (row == NULL) return skss__io_fail_nomem(err, "PNG: out of memory for a row of %lld pixels", (long long)width);
   int rc = spng_decode_image(ctx, NULL, 0, SPNG_FMT_RGB8, SPNG_DECODE_PROGRESSIVE);
   while (rc == 0) {
     struct spng_row_info info;
@@ -104,8 +106,8 @@ static int skss__png_decode_rgb(spng_ctx *ctx, const struct spng_ihdr *ihdr, uin
   return rc == SPNG_EOI ? 0 : skss__png_fail(rc, "decoding the image", err);
 }
 
-static int skss__png_decode_ctx(spng_ctx *ctx, const uint8_t *data, size_t size, skss_image *out,
-                                char *err) {
+static int skss__png_decode_ctx(spng_ctx *ctx, const uint8_t *data, size_t size, int64_t max_pixels,
+                                skss_image *out, char *err) {
   int rc = spng_set_image_limits(ctx, (uint32_t)SKSS_IO_MAX_SIDE, (uint32_t)SKSS_IO_MAX_SIDE);
   if (rc == 0) rc = spng_set_chunk_limits(ctx, SKSS__PNG_CHUNK_LIMIT, SKSS__PNG_CACHE_LIMIT);
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
@@ -118,10 +120,12 @@ static int skss__png_decode_ctx(spng_ctx *ctx, const uint8_t *data, size_t size,
   struct spng_ihdr ihdr;
   rc = spng_get_ihdr(ctx, &ihdr);
   if (rc != 0) return skss__png_fail(rc, "reading the header", err);
-  if (skss__png_check_size(&ihdr, size, err) != 0) return -1;
+  rc = skss__png_check_size(&ihdr, size, max_pixels, err);
+  if (rc != 0) return rc;
   size_t pixels = (size_t)ihdr.width * ihdr.height;
   uint8_t *gray = malloc(pixels);
-  if (gray == NULL) return skss__io_fail(err, "PNG: out of memory for a %u x %u image", ihdr.width, ihdr.height);
+  if (gray == NULL)
+    return skss__io_fail_nomem(err, "PNG: out of memory for a %u x %u image", ihdr.width, ihdr.height);
   if (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE && ihdr.bit_depth <= 8) {
     rc = spng_decode_image(ctx, gray, pixels, SPNG_FMT_G8, 0);
     rc = rc == 0 ? 0 : skss__png_fail(rc, "decoding the image", err);
@@ -131,7 +135,7 @@ static int skss__png_decode_ctx(spng_ctx *ctx, const uint8_t *data, size_t size,
   if (rc == 0 && (rc = spng_decode_chunks(ctx)) != 0) rc = skss__png_fail(rc, "reading to the end", err);
   if (rc != 0) {
     free(gray);
-    return -1;
+    return rc;
   }
   out->width = ihdr.width;
   out->height = ihdr.height;
@@ -139,11 +143,11 @@ static int skss__png_decode_ctx(spng_ctx *ctx, const uint8_t *data, size_t size,
   return 0;
 }
 
-int skss__png_decode(const uint8_t *data, size_t size, skss_image *out, char *err) {
-  if (skss__png_check_chunks(data, size, err) != 0) return -1;
+int skss__png_decode(const uint8_t *data, size_t size, int64_t max_pixels, skss_image *out, char *err) {
+  if (skss__png_check_chunks(data, size, err) != 0) return SKSS_IO_ERR;
   spng_ctx *ctx = spng_ctx_new(0);
-  if (ctx == NULL) return skss__io_fail(err, "PNG: out of memory");
-  int rc = skss__png_decode_ctx(ctx, data, size, out, err);
+  if (ctx == NULL) return skss__io_fail_nomem(err, "PNG: out of memory");
+  int rc = skss__png_decode_ctx(ctx, data, size, max_pixels, out, err);
   spng_ctx_free(ctx);
   return rc;
 }
@@ -160,7 +164,7 @@ static int skss__png_encode_rows(spng_ctx *ctx, const uint8_t *pixels, int64_t w
                                  int bilevel, char *err) {
   size_t row_bytes = bilevel ? (size_t)(width + 7) / 8 : (size_t)width;
   uint8_t *packed = bilevel ? malloc(row_bytes) : NULL;
-  if (bilevel && packed == NULL) return skss__io_fail(err, "PNG: out of memory");
+  if (bilevel && packed == NULL) return skss__io_fail_nomem(err, "PNG: out of memory");
   int rc = spng_encode_image(ctx, NULL, 0, SPNG_FMT_PNG, SPNG_ENCODE_PROGRESSIVE | SPNG_ENCODE_FINALIZE);
   for (int64_t y = 0; y < height && rc == 0; ++y) {
     const uint8_t *src = pixels + y * width;
@@ -191,7 +195,7 @@ static int skss__png_encode_ctx(spng_ctx *ctx, const uint8_t *pixels, int64_t wi
 int skss__png_encode(const uint8_t *pixels, int64_t width, int64_t height, int bilevel, uint8_t **png,
                      size_t *png_size, char *err) {
   spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
-  if (ctx == NULL) return skss__io_fail(err, "PNG: out of memory");
+  if (ctx == NULL) return skss__io_fail_nomem(err, "PNG: out of memory");
   int rc = skss__png_encode_ctx(ctx, pixels, width, height, bilevel, png, png_size, err);
   spng_ctx_free(ctx);
   return rc;

@@ -19,6 +19,7 @@ typedef struct skss__pnm_cursor {
   size_t size;
   size_t pos;
   const char *kind; /* "PGM" or "PBM", for messages */
+  int64_t max_pixels;
 } skss__pnm_cursor;
 
 /* Skips whitespace and '#' comments (to the end of their line). */
@@ -89,7 +90,8 @@ static int skss__pnm_read_header(skss__pnm_cursor *c, skss__pnm_info *h, char *e
   if (skss__pnm_number(c, "width", &h->width, err) != 0 ||
       skss__pnm_number(c, "height", &h->height, err) != 0)
     return -1;
-  if (skss__io_check_dims(c->kind, h->width, h->height, err) != 0) return -1;
+  int rc = skss__io_check_dims(c->kind, h->width, h->height, c->max_pixels, err);
+  if (rc != 0) return rc;
   h->maxval = 1;
   if (h->magic == '2' || h->magic == '5') {
     int64_t maxval;
@@ -122,7 +124,7 @@ static int64_t skss__pnm_min_raster(const skss__pnm_info *h) {
 static uint8_t *skss__pnm_scale_table(uint32_t maxval, char *err) {
   uint8_t *lut = malloc((size_t)maxval + 1);
   if (lut == NULL) {
-    skss__io_fail(err, "PGM: out of memory");
+    skss__io_fail_nomem(err, "PGM: out of memory");
     return NULL;
   }
   for (uint32_t v = 0; v <= maxval; ++v) lut[v] = skss__pnm_scale(v, maxval);
@@ -143,7 +145,7 @@ static int skss__pnm_raster_p5(skss__pnm_cursor *c, const skss__pnm_info *h, uin
     return 0;
   }
   uint8_t *lut = skss__pnm_scale_table(h->maxval, err);
-  if (lut == NULL) return -1;
+  if (lut == NULL) return SKSS_IO_ERR_NOMEM;
   int wide = h->maxval > 255;
   for (int64_t i = 0; i < count; ++i) {
     uint32_t v = wide ? ((uint32_t)src[2 * i] << 8) | src[2 * i + 1] : src[i];
@@ -177,7 +179,7 @@ static int skss__pnm_truncated(const skss__pnm_cursor *c, int64_t got, int64_t w
 static int skss__pnm_raster_p2(skss__pnm_cursor *c, const skss__pnm_info *h, uint8_t *out,
                                char *err) {
   uint8_t *lut = skss__pnm_scale_table(h->maxval, err);
-  if (lut == NULL) return -1;
+  if (lut == NULL) return SKSS_IO_ERR_NOMEM;
   int64_t count = h->width * h->height;
   int rc = 0;
   for (int64_t i = 0; i < count && rc == 0; ++i) {
@@ -229,20 +231,23 @@ static int skss__pnm_raster(skss__pnm_cursor *c, const skss__pnm_info *h, uint8_
   }
 }
 
-int skss__pnm_decode(const uint8_t *data, size_t size, skss_image *out, char *err) {
-  skss__pnm_cursor c = {data, size, 0, "PGM"};
+int skss__pnm_decode(const uint8_t *data, size_t size, int64_t max_pixels, skss_image *out, char *err) {
+  skss__pnm_cursor c = {data, size, 0, "PGM", max_pixels};
   skss__pnm_info h;
-  if (skss__pnm_read_header(&c, &h, err) != 0) return -1;
+  int rc = skss__pnm_read_header(&c, &h, err);
+  if (rc != 0) return rc;
   int64_t need = skss__pnm_min_raster(&h);
   if ((uint64_t)need > c.size - c.pos)
     return skss__io_fail(err, "%s: truncated: a %lld x %lld image needs at least %lld raster bytes, the file has %zu",
                          c.kind, (long long)h.width, (long long)h.height, (long long)need, c.size - c.pos);
   uint8_t *pixels = malloc((size_t)(h.width * h.height));
-  if (pixels == NULL) return skss__io_fail(err, "%s: out of memory for a %lld x %lld image", c.kind,
+  if (pixels == NULL) return skss__io_fail_nomem(err, "%s: out of memory for a %lld x %lld image", c.kind,
                                            (long long)h.width, (long long)h.height);
-  if (skss__pnm_raster(&c, &h, pixels, err) != 0 || skss__pnm_check_tail(&c, &h, err) != 0) {
+  rc = skss__pnm_raster(&c, &h, pixels, err);
+  if (rc == 0) rc = skss__pnm_check_tail(&c, &h, err);
+  if (rc != 0) {
     free(pixels);
-    return -1;
+    return rc;
   }
   out->width = h.width;
   out->height = h.height;
@@ -261,7 +266,7 @@ int skss__pbm_pack(const uint8_t *pixels, int64_t width, int64_t height, uint8_t
   size_t row_bytes = (size_t)(width + 7) / 8;
   size_t total = row_bytes * (size_t)height;
   uint8_t *bits = calloc(total > 0 ? total : 1, 1);
-  if (bits == NULL) return skss__io_fail(err, "PBM: out of memory");
+  if (bits == NULL) return skss__io_fail_nomem(err, "PBM: out of memory");
   for (int64_t y = 0; y < height; ++y) {
     const uint8_t *src = pixels + y * width;
     uint8_t *row = bits + (size_t)y * row_bytes;

@@ -26,8 +26,11 @@
 /* Formats a one-line message into err (control characters become '?'), and
  * returns -1 so callers can `return skss__io_fail(err, ...)`. err may be NULL. */
 int skss__io_fail(char *err, const char *fmt, ...) SKSS__IO_PRINTF(2, 3);
-/* Prefixes the message already in err with "<path>: " ("stdin" for "-"). */
-int skss__io_fail_path(char *err, const char *path);
+/* The same for memory that ran out: returns SKSS_IO_ERR_NOMEM. */
+int skss__io_fail_nomem(char *err, const char *fmt, ...) SKSS__IO_PRINTF(2, 3);
+/* Prefixes the message already in err with "<path>: " ("stdin" for "-") and
+ * returns `code`. */
+int skss__io_fail_path(char *err, const char *path, int code);
 
 /* ASCII whitespace as Netpbm and Python define it (locale-independent). */
 static inline bool skss__io_is_space(uint8_t c) {
@@ -46,9 +49,10 @@ typedef enum skss__io_num {
 } skss__io_num;
 skss__io_num skss__io_scan_u63(const uint8_t *data, size_t size, size_t *pos, int64_t *value);
 
-/* Checks width x height against SKSS_IO_MAX_SIDE / SKSS_IO_MAX_PIXELS;
- * `what` names the format in the message. */
-int skss__io_check_dims(const char *what, int64_t width, int64_t height, char *err);
+/* Checks width x height against SKSS_IO_MAX_SIDE and against max_pixels
+ * (SKSS_IO_ERR_TOO_LARGE when only that is exceeded); `what` names the
+ * format in the message. */
+int skss__io_check_dims(const char *what, int64_t width, int64_t height, int64_t max_pixels, char *err);
 
 /* One piece of an output file; pieces are written back to back. */
 typedef struct skss__io_piece {
@@ -58,8 +62,9 @@ typedef struct skss__io_piece {
 /* Atomic write of the concatenated pieces (see skss_write_file_atomic). */
 int skss__io_write_pieces(const char *path, const skss__io_piece *pieces, int count, char *err);
 
-/* In-memory codecs. The decoders fill a zeroed *out only on success. */
-int skss__pnm_decode(const uint8_t *data, size_t size, skss_image *out, char *err);
+/* In-memory codecs. The decoders fill a zeroed *out only on success and
+ * refuse images of more than max_pixels pixels. */
+int skss__pnm_decode(const uint8_t *data, size_t size, int64_t max_pixels, skss_image *out, char *err);
 /* The P5 (pbm == 0) or P4 (pbm == 1) header of a width x height image into
  * buf (at least SKSS__PNM_HEADER_MAX bytes); returns its length. */
 #define SKSS__PNM_HEADER_MAX 64
@@ -68,7 +73,7 @@ size_t skss__pnm_header(int pbm, int64_t width, int64_t height, char *buf);
 int skss__pbm_pack(const uint8_t *pixels, int64_t width, int64_t height, uint8_t **raster,
                    size_t *raster_size, char *err);
 
-int skss__png_decode(const uint8_t *data, size_t size, skss_image *out, char *err);
+int skss__png_decode(const uint8_t *data, size_t size, int64_t max_pixels, skss_image *out, char *err);
 /* Encodes gray8 (bilevel == 0) or 1-bit (bilevel == 1, 1 = white: pixel
  * != 0) into a malloc'd PNG. */
 int skss__png_encode(const uint8_t *pixels, int64_t width, int64_t height, int bilevel,

@@ -96,7 +96,7 @@ static int skss__ks_alloc(int64_t n, skss_knapsack_instance *out, char *err) {
   out->values = malloc(bytes);
   if (out->ids != NULL && out->weights != NULL && out->values != NULL) return 0;
   skss_knapsack_instance_free(out);
-  return skss__io_fail(err, "out of memory for %lld items", (long long)n);
+  return skss__io_fail_nomem(err, "out of memory for %lld items", (long long)n);
 }
 
 static int skss__ks_parse_generator(skss__ks_text *t, int64_t capacity_override, skss_knapsack_instance *out,
@@ -107,7 +107,7 @@ static int skss__ks_parse_generator(skss__ks_text *t, int64_t capacity_override,
   if ((uint64_t)n > t->size / SKSS__KS_MIN_ITEM_BYTES)
     return skss__io_fail(err, "line %lld: %lld items cannot fit in %zu bytes of text", (long long)line.number,
                          (long long)n, t->size);
-  if (skss__ks_alloc(n, out, err) != 0) return -1;
+  if (skss__ks_alloc(n, out, err) != 0) return SKSS_IO_ERR_NOMEM;
   for (int64_t i = 0; i < n; ++i) {
     if (!skss__ks_next_line(t, &line))
       return skss__io_fail(err, "the file ends after %lld of %lld items", (long long)i, (long long)n);
@@ -151,7 +151,7 @@ static int skss__ks_parse_csv(skss__ks_text *t, int64_t capacity_override, skss_
   skss__ks_next_line(&again, &line);
   bool header = skss__ks_is_csv_header(&line);
   if (header) --n;
-  if (skss__ks_alloc(n, out, err) != 0) return -1;
+  if (skss__ks_alloc(n, out, err) != 0) return SKSS_IO_ERR_NOMEM;
   if (header) skss__ks_next_line(t, &line);
   int64_t fields[2];
   for (int64_t i = 0; i < n; ++i) {
@@ -192,7 +192,7 @@ int skss_knapsack_parse(const char *text, size_t size, int64_t capacity_override
                                    : skss__ks_parse_generator(&t, capacity_override, out, err);
   if (rc != 0) {
     skss_knapsack_instance_free(out);
-    return -1;
+    return rc;
   }
   if (capacity_override >= 0) out->capacity = capacity_override;
   return 0;
@@ -203,8 +203,9 @@ int skss_knapsack_read(const char *path, int64_t capacity_override, skss_knapsac
   if (path == NULL || out == NULL) return skss__io_fail(err, "skss_knapsack_read(): path and out must not be NULL");
   uint8_t *data;
   size_t size;
-  if (skss_read_file(path, (size_t)SKSS_IO_MAX_FILE_BYTES, &data, &size, err) != 0) return -1;
-  int rc = skss_knapsack_parse((const char *)data, size, capacity_override, out, err);
+  int rc = skss_read_file(path, (size_t)SKSS_IO_MAX_FILE_BYTES, &data, &size, err);
+  if (rc != 0) return rc;
+  rc = skss_knapsack_parse((const char *)data, size, capacity_override, out, err);
   free(data);
-  return rc == 0 ? 0 : skss__io_fail_path(err, path);
+  return rc == 0 ? 0 : skss__io_fail_path(err, path, rc);
 }

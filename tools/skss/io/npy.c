@@ -253,7 +253,7 @@ int skss_npy_decode(const uint8_t *data, size_t size, skss_npy *out, char err[SK
       skss__npy_extent(&d, size - data_at, &count, &bytes, err) != 0)
     return -1;
   uint8_t *copy = malloc(bytes > 0 ? bytes : 1);
-  if (copy == NULL) return skss__io_fail(err, "npy: out of memory for %zu bytes", bytes);
+  if (copy == NULL) return skss__io_fail_nomem(err, "npy: out of memory for %zu bytes", bytes);
   if (bytes > 0) memcpy(copy, data + data_at, bytes);
   if (d.swap) skss__npy_swap(copy, bytes, skss_dtype_size(d.dtype));
   if (d.is_bool)
@@ -272,10 +272,11 @@ int skss_npy_read(const char *path, skss_npy *out, char err[SKSS_IO_ERRLEN]) {
   if (path == NULL || out == NULL) return skss__io_fail(err, "skss_npy_read(): path and out must not be NULL");
   uint8_t *data;
   size_t size;
-  if (skss_read_file(path, (size_t)SKSS_IO_MAX_FILE_BYTES, &data, &size, err) != 0) return -1;
-  int rc = skss_npy_decode(data, size, out, err);
+  int rc = skss_read_file(path, (size_t)SKSS_IO_MAX_FILE_BYTES, &data, &size, err);
+  if (rc != 0) return rc;
+  rc = skss_npy_decode(data, size, out, err);
   free(data);
-  return rc == 0 ? 0 : skss__io_fail_path(err, path);
+  return rc == 0 ? 0 : skss__io_fail_path(err, path, rc);
 }
 
 /* ---- writing ----------------------------------------------------------------------- */

@@ -5,9 +5,9 @@
  * limits and the real data length before anything is allocated. Writers
  * write to a temporary file beside the target and rename it into place, so
  * a failure never leaves a partial output. Every function returns 0 on
- * success or -1 with a one-line message in `err` (no printing, no exit);
- * `err` may be NULL. On failure every output struct is left zeroed, so its
- * _free() is always safe.
+ * success or a negative SKSS_IO_ERR_* code with a one-line message in `err`
+ * (no printing, no exit); `err` may be NULL. On failure every output struct
+ * is left zeroed, so its _free() is always safe.
  *
  * Trailing data: after a PGM/PBM raster only whitespace may follow (a second
  * concatenated image is an error); nothing may follow .npy array data; after
@@ -22,11 +22,23 @@
 
 #include "skss.h"
 
-#define SKSS_IO_ERRLEN 256
+/* Room for a message that names a path of PATH_MAX bytes and its reason. */
+#define SKSS_IO_ERRLEN (4096 + 512)
 
-/* Largest image accepted: 2^31-1 pixels a side and 2^32 pixels in all. */
+/* Failure codes (every function returns 0 on success). */
+#define SKSS_IO_ERR -1           /* bad input, or a file that cannot be read or written */
+#define SKSS_IO_ERR_NOMEM -2     /* memory ran out */
+#define SKSS_IO_ERR_TOO_LARGE -3 /* an image above the caller's pixel limit */
+
+/* Largest image written or accepted at all: 2^31-1 pixels a side and 2^32
+ * pixels in all. Decoding refuses, from the header and before allocating,
+ * images of more than a caller's limit of pixels: by default
+ * SKSS_IO_DEFAULT_MAX_PIXELS = 2^28 (16384 x 16384, a 256 MiB gray image),
+ * the role of Pillow's MAX_IMAGE_PIXELS; a compressed PNG of a few hundred
+ * KB can otherwise claim gigabytes. */
 #define SKSS_IO_MAX_SIDE ((int64_t)INT32_MAX)
 #define SKSS_IO_MAX_PIXELS ((int64_t)1 << 32)
+#define SKSS_IO_DEFAULT_MAX_PIXELS ((int64_t)1 << 28)
 /* Largest file the readers load (64 GiB; far beyond any image above). */
 #define SKSS_IO_MAX_FILE_BYTES ((uint64_t)1 << 36)
 
@@ -58,6 +70,11 @@ void skss_image_free(skss_image *img);
 int skss_image_read(const char *path, skss_image *out, char err[SKSS_IO_ERRLEN]);
 /* Same from memory (used by the fuzzers). */
 int skss_image_decode(const uint8_t *data, size_t size, skss_image *out, char err[SKSS_IO_ERRLEN]);
+/* Same with a pixel limit of max_pixels (1..SKSS_IO_MAX_PIXELS) instead of
+ * SKSS_IO_DEFAULT_MAX_PIXELS: a larger image fails with
+ * SKSS_IO_ERR_TOO_LARGE, checked from its header. */
+int skss_image_decode_limited(const uint8_t *data, size_t size, int64_t max_pixels, skss_image *out,
+                              char err[SKSS_IO_ERRLEN]);
 
 /* Output kinds for a halftone or gray image. */
 typedef enum skss_image_format {
@@ -143,5 +160,22 @@ int skss_read_file(const char *path, size_t max_bytes, uint8_t **data, size_t *s
  * A symbolic link at `path` is replaced, not written through. "-" writes
  * to stdout (not atomic). */
 int skss_write_file_atomic(const char *path, const void *data, size_t size, char err[SKSS_IO_ERRLEN]);
+
+/* Several outputs that replace their targets together or not at all:
+ * between skss_io_stage_begin() and skss_io_stage_commit() or _abort(),
+ * each atomic write (of any format) keeps its finished temporary file
+ * instead of renaming it; commit renames them all into place, abort removes
+ * them. At most SKSS_IO_MAX_STAGED writes may be staged ("-" is not staged:
+ * stdout is written at once). Temporary files are named
+ * "<target's directory>/.skss-<16 hex digits>.tmp", so any target name that
+ * fits NAME_MAX works. */
+#define SKSS_IO_MAX_STAGED 4
+void skss_io_stage_begin(void);
+int skss_io_stage_commit(char err[SKSS_IO_ERRLEN]);
+void skss_io_stage_abort(void);
+/* Removes every temporary file that a write has open or staged.
+ * Async-signal-safe (unlink only): for a SIGINT/SIGTERM/SIGHUP handler, so
+ * that an interrupted run leaves no temporary file behind. */
+void skss_io_remove_temporaries(void);
 
 #endif
