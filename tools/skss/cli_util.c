@@ -1,21 +1,26 @@
 /*
  * cli_util.c — option parsing, strict numbers, context setup, errors,
- * timing, staged outputs and JSON for the skss subcommands (see cli_util.h).
+ * timing, staged outputs and JSON (through cJSON) for the skss subcommands
+ * (see cli_util.h).
  */
 #include "cli_util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 /* ---------------------------------------------------------------- errors */
 
 static void print_line(const cli_cmd *c, const char *prefix, const char *fmt, va_list ap) {
-  char msg[1024];
+  /* room for two paths and the io layer's message, so the reason is never cut */
+  char msg[2 * PATH_MAX + SKSS_IO_ERRLEN];
   vsnprintf(msg, sizeof msg, fmt, ap);
   for (char *p = msg; *p; p++)
     if (*p == '\n' || *p == '\r') *p = ' ';
@@ -90,7 +95,7 @@ int cli_parse_double(const char *s, int allow_nonfinite, double *out) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (end == s || *end != '\0' || (errno == ERANGE && isinf(v))) return -1;
+  if (end == s || *end != '\0' || (errno == ERANGE && isinf(v) && !allow_nonfinite)) return -1;
   *out = v;
   return 0;
 }
@@ -105,10 +110,12 @@ int cli_option_i64(const cli_cmd *c, const char *name, const char *text, int64_t
 
 /* ---------------------------------------------------------------- parser */
 
+/* 'h' for --help, 'v' for --version (the first one given), else 0. */
 static int wants_help(int argc, char **argv) {
   for (int k = 1; k < argc; k++) {
     if (strcmp(argv[k], "--") == 0) return 0;
-    if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) return 1;
+    if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0) return 'h';
+    if (strcmp(argv[k], "--version") == 0) return 'v';
   }
   return 0;
 }
@@ -121,9 +128,10 @@ typedef struct opt_target {
 } opt_target;
 
 static int find_common(cli_cmd *c, unsigned common, const char *name, opt_target *t) {
-  static const char *const names[] = {"--backend", "--threads", "--algorithm", "--json"};
-  const unsigned need[] = {CLI_OPT_BACKEND, CLI_OPT_BACKEND, CLI_OPT_ALGORITHM, CLI_OPT_JSON};
-  const char **slots[] = {&c->backend, &c->threads, &c->algorithm, NULL};
+  static const char *const names[] = {"--backend", "--threads", "--algorithm", "--json", "--max-pixels"};
+  const unsigned need[] = {CLI_OPT_BACKEND, CLI_OPT_BACKEND, CLI_OPT_ALGORITHM, CLI_OPT_JSON,
+                           CLI_OPT_MAX_PIXELS};
+  const char **slots[] = {&c->backend, &c->threads, &c->algorithm, NULL, &c->max_pixels_text};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
     if ((common & need[k]) && strcmp(name, names[k]) == 0) {
       t->nvalues = slots[k] ? 1 : 0;
@@ -181,8 +189,11 @@ static int parse_one_option(cli_cmd *c, unsigned common, const cli_opt *opts, si
 
 int cli_parse(cli_cmd *c, int argc, char **argv, unsigned common, const cli_opt *opts,
               size_t nopts, int min_pos, int max_pos) {
-  if (wants_help(argc, argv)) {
-    fputs(c->usage, stdout);
+  c->common = common;
+  int help = wants_help(argc, argv);
+  if (help == 'h') fputs(c->usage, stdout);
+  if (help == 'v') printf("skss %s\n", skss_version());
+  if (help) {
     c->help = 1;
     return EX_OK;
   }
@@ -204,7 +215,7 @@ int cli_parse(cli_cmd *c, int argc, char **argv, unsigned common, const cli_opt 
   if (c->npos < min_pos)
     return cli_fail(c, EX_USAGE, "missing argument%s (see 'skss %s --help')",
                     min_pos - c->npos > 1 ? "s" : "", c->name);
-  return EX_OK;
+  return cli_option_i64(c, "--max-pixels", c->max_pixels_text, 1, SKSS_IO_MAX_PIXELS, &c->max_pixels);
 }
 
 /* --------------------------------------------------------------- context */
@@ -291,20 +302,31 @@ void cli_json_run(cli_json *j, const cli_cmd *c, const skss_ctx *ctx, double ms)
 
 /* ----------------------------------------------------------------- input */
 
+int cli_io_exit_code(int io_rc, int otherwise) { return io_rc == SKSS_IO_ERR_NOMEM ? EX_OSERR : otherwise; }
+
 int cli_read_input(const cli_cmd *c, const char *path, uint8_t **data, size_t *size) {
   char err[SKSS_IO_ERRLEN];
-  if (skss_read_file(path, (size_t)SKSS_IO_MAX_FILE_BYTES, data, size, err) != 0)
-    return cli_fail(c, EX_NOINPUT, "%s", err);
+  int rc = skss_read_file(path, (size_t)SKSS_IO_MAX_FILE_BYTES, data, size, err);
+  if (rc != 0) return cli_fail(c, cli_io_exit_code(rc, EX_NOINPUT), "%s", err);
+  return EX_OK;
+}
+
+int cli_decode_image(const cli_cmd *c, const char *path, const uint8_t *data, size_t size, skss_image *img) {
+  char err[SKSS_IO_ERRLEN];
+  int64_t limit = c->max_pixels > 0 ? c->max_pixels : SKSS_IO_DEFAULT_MAX_PIXELS;
+  int rc = skss_image_decode_limited(data, size, limit, img, err);
+  if (rc == SKSS_IO_ERR_TOO_LARGE && (c->common & CLI_OPT_MAX_PIXELS))
+    return cli_fail(c, EX_DATAERR, "%s: %s; --max-pixels N raises the limit", path, err);
+  if (rc != 0) return cli_fail(c, cli_io_exit_code(rc, EX_DATAERR), "%s: %s", path, err);
   return EX_OK;
 }
 
 int cli_read_image(const cli_cmd *c, const char *path, skss_image *img) {
   uint8_t *data;
   size_t size;
-  char err[SKSS_IO_ERRLEN];
   int rc = cli_read_input(c, path, &data, &size);
   if (rc != EX_OK) return rc;
-  if (skss_image_decode(data, size, img, err) != 0) rc = cli_fail(c, EX_DATAERR, "%s: %s", path, err);
+  rc = cli_decode_image(c, path, data, size, img);
   free(data);
   return rc;
 }
@@ -315,15 +337,60 @@ int cli_read_npy(const cli_cmd *c, const char *path, skss_npy *arr) {
   char err[SKSS_IO_ERRLEN];
   int rc = cli_read_input(c, path, &data, &size);
   if (rc != EX_OK) return rc;
-  if (skss_npy_decode(data, size, arr, err) != 0) rc = cli_fail(c, EX_DATAERR, "%s: %s", path, err);
+  int io_rc = skss_npy_decode(data, size, arr, err);
+  if (io_rc != 0) rc = cli_fail(c, cli_io_exit_code(io_rc, EX_DATAERR), "%s: %s", path, err);
   free(data);
   return rc;
+}
+
+int cli_one_stdin(const cli_cmd *c, const char *a, const char *b) {
+  if (a != NULL && b != NULL && strcmp(a, "-") == 0 && strcmp(b, "-") == 0)
+    return cli_fail(c, EX_USAGE, "only one input can be '-' (stdin)");
+  return EX_OK;
 }
 
 int cli_output_format(const cli_cmd *c, const char *path, int bilevel, skss_image_format *fmt) {
   char err[SKSS_IO_ERRLEN];
   if (skss_image_format_from_path(path, bilevel, fmt, err) != 0) return cli_fail(c, EX_USAGE, "%s", err);
   return EX_OK;
+}
+
+int cli_check_npy_output(const cli_cmd *c, const char *what, const char *path) {
+  size_t len = strlen(path);
+  if (strcmp(path, "-") == 0 || (len > 4 && strcasecmp(path + len - 4, ".npy") == 0)) return EX_OK;
+  return cli_fail(c, EX_USAGE, "%s '%s': arrays are written as .npy, so the name must end in .npy", what,
+                  path);
+}
+
+/* The absolute path `path` names: its directory resolved by realpath(), then
+ * its last component. -1 when the directory does not exist. */
+static int resolve_output(const char *path, char out[PATH_MAX]) {
+  const char *slash = strrchr(path, '/');
+  const char *name = slash ? slash + 1 : path;
+  char dir[PATH_MAX], real[PATH_MAX];
+  size_t dir_len = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
+  if (dir_len >= sizeof dir) return -1;
+  if (dir_len == 0) strcpy(dir, ".");
+  else memcpy(dir, path, dir_len), dir[dir_len] = '\0';
+  if (realpath(dir, real) == NULL) return -1;
+  int n = snprintf(out, PATH_MAX, "%s/%s", real, name);
+  return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
+static int same_output(const char *a, const char *b) {
+  if (strcmp(a, b) == 0) return 1;
+  if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0) return 0;
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  char ra[PATH_MAX], rb[PATH_MAX];
+  return resolve_output(a, ra) == 0 && resolve_output(b, rb) == 0 && strcmp(ra, rb) == 0;
+}
+
+int cli_check_distinct_outputs(const cli_cmd *c, const char *what_a, const char *a, const char *what_b,
+                               const char *b) {
+  if (a == NULL || b == NULL || !same_output(a, b)) return EX_OK;
+  return cli_fail(c, EX_USAGE, "%s and %s name the same file '%s': one result would be lost", what_a, what_b,
+                  b);
 }
 
 int cli_image_op(const cli_cmd *c, skss_ctx *ctx, const char *in_path, const char *out_path,
@@ -336,10 +403,11 @@ int cli_image_op(const cli_cmd *c, skss_ctx *ctx, const char *in_path, const cha
   double t0 = cli_now_ms();
   skss_status st = apply(ctx, img, out, arg);
   *ms = cli_now_ms() - t0;
+  int io_rc = 0;
   if (st != SKSS_OK)
     rc = cli_fail_status(c, ctx, st);
-  else if (skss_image_write(out_path, fmt, out, img->width, img->height, err) != 0)
-    rc = cli_fail(c, EX_CANTCREAT, "%s: %s", out_path, err);
+  else if ((io_rc = skss_image_write(out_path, fmt, out, img->width, img->height, err)) != 0)
+    rc = cli_fail(c, cli_io_exit_code(io_rc, EX_CANTCREAT), "%s: %s", out_path, err);
   free(out);
   return rc;
 }
@@ -367,39 +435,19 @@ double cli_now_ms(void) {
 
 /* --------------------------------------------------------------- staging */
 
-const char *cli_stage(const cli_cmd *c, cli_staging *s, const char *final_path) {
-  if (strcmp(final_path, "-") == 0) return final_path;
-  if (s->n >= CLI_MAX_STAGED) {
-    cli_fail(c, EX_SOFTWARE, "too many outputs");
-    return NULL;
+int cli_write_npy_outputs(const cli_cmd *c, const cli_npy_output *outs, int count) {
+  char err[SKSS_IO_ERRLEN];
+  skss_io_stage_begin();
+  for (int k = 0; k < count; k++) {
+    if (outs[k].path == NULL) continue;
+    int rc = skss_npy_write(outs[k].path, outs[k].dtype, outs[k].ndim, outs[k].shape, outs[k].data, err);
+    if (rc != 0) {
+      skss_io_stage_abort();
+      return cli_fail(c, cli_io_exit_code(rc, EX_CANTCREAT), "%s: %s", outs[k].path, err);
+    }
   }
-  int n = s->n;
-  int len1 = snprintf(s->final_path[n], sizeof s->final_path[n], "%s", final_path);
-  int len2 = snprintf(s->temp_path[n], sizeof s->temp_path[n], "%s.skss-stage-%ld-%d", final_path,
-                      (long)getpid(), n);
-  if (len1 < 0 || len2 < 0 || (size_t)len2 >= sizeof s->temp_path[n]) {
-    cli_fail(c, EX_CANTCREAT, "%s: path too long", final_path);
-    return NULL;
-  }
-  s->n++;
-  return s->temp_path[n];
-}
-
-int cli_stage_commit(const cli_cmd *c, cli_staging *s) {
-  int rc = EX_OK;
-  for (int k = 0; k < s->n; k++) {
-    if (rc == EX_OK && rename(s->temp_path[k], s->final_path[k]) != 0)
-      rc = cli_fail(c, EX_CANTCREAT, "%s: cannot rename into place: %s", s->final_path[k],
-                    strerror(errno));
-    if (rc != EX_OK) remove(s->temp_path[k]);
-  }
-  s->n = 0;
-  return rc;
-}
-
-void cli_stage_abort(cli_staging *s) {
-  for (int k = 0; k < s->n; k++) remove(s->temp_path[k]);
-  s->n = 0;
+  if (skss_io_stage_commit(err) != 0) return cli_fail(c, EX_CANTCREAT, "%s", err);
+  return EX_OK;
 }
 
 /* ------------------------------------------------------------------ json */
@@ -409,68 +457,64 @@ void cli_json_init(cli_json *j, FILE *out) {
   j->out = out;
 }
 
-/* Writes the comma that separates this value from the previous one. */
-static void json_separate(cli_json *j) {
-  if (j->after_key) {
-    j->after_key = 0;
-    return;
+/* Puts a new value into the innermost object (under the pending key) or
+ * array; returns 0, marking the report failed, when it cannot (a NULL item
+ * means cJSON ran out of memory). */
+static int json_add(cli_json *j, cJSON *item) {
+  const char *key = j->key;
+  j->key = NULL;
+  cJSON *parent = j->depth > 0 && j->depth <= CLI_JSON_MAX_DEPTH ? j->stack[j->depth - 1] : NULL;
+  int added = item == NULL || parent == NULL ? 0
+              : cJSON_IsArray(parent)        ? cJSON_AddItemToArray(parent, item)
+              : key != NULL                  ? cJSON_AddItemToObject(parent, key, item)
+                                             : 0;
+  if (!added) {
+    cJSON_Delete(item);
+    j->failed = 1;
   }
-  if (j->depth > 0 && j->has_items[j->depth - 1]) fputc(',', j->out);
-  if (j->depth > 0) j->has_items[j->depth - 1] = 1;
+  return added;
 }
 
 void cli_json_begin(cli_json *j, char bracket) {
-  json_separate(j);
-  fputc(bracket, j->out);
-  if (j->depth < CLI_JSON_MAX_DEPTH) j->has_items[j->depth] = 0;
+  cJSON *item = bracket == '[' ? cJSON_CreateArray() : cJSON_CreateObject();
+  if (j->depth == 0 && item == NULL) j->failed = 1;
+  if (j->depth > 0 && !json_add(j, item)) item = NULL;
+  if (j->depth < CLI_JSON_MAX_DEPTH)
+    j->stack[j->depth] = item;
+  else
+    j->failed = 1;
   j->depth++;
 }
 
-void cli_json_end(cli_json *j, char bracket) {
-  fputc(bracket, j->out);
+int cli_json_end(cli_json *j, char bracket) {
+  (void)bracket; /* the tree knows what it closes */
+  if (j->depth == 0) return -1;
   j->depth--;
-  if (j->depth == 0) fputc('\n', j->out);
+  if (j->depth > 0) return 0;
+  cJSON *root = j->stack[0];
+  char *text = j->failed || root == NULL ? NULL : cJSON_PrintUnformatted(root);
+  cJSON_Delete(root);
+  j->stack[0] = NULL;
+  if (text == NULL) return -1;
+  fputs(text, j->out);
+  fputc('\n', j->out);
+  cJSON_free(text);
+  return 0;
 }
 
-static void json_escaped(FILE *out, const char *s) {
-  fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') {
-      fputc('\\', out);
-      fputc(*p, out);
-    } else if (*p < 0x20) {
-      fprintf(out, "\\u%04x", *p);
-    } else {
-      fputc(*p, out);
-    }
-  }
-  fputc('"', out);
-}
-
-void cli_json_key(cli_json *j, const char *key) {
-  json_separate(j);
-  json_escaped(j->out, key);
-  fputc(':', j->out);
-  j->after_key = 1;
-}
+void cli_json_key(cli_json *j, const char *key) { j->key = key; }
 
 void cli_json_string(cli_json *j, const char *s) {
-  json_separate(j);
-  if (s == NULL)
-    fputs("null", j->out);
-  else
-    json_escaped(j->out, s);
+  json_add(j, s == NULL ? cJSON_CreateNull() : cJSON_CreateString(s));
 }
 
 void cli_json_int(cli_json *j, int64_t v) {
-  json_separate(j);
-  fprintf(j->out, "%lld", (long long)v);
+  char text[24];
+  snprintf(text, sizeof text, "%lld", (long long)v);
+  json_add(j, cJSON_CreateRaw(text));
 }
 
-void cli_json_bool(cli_json *j, int v) {
-  json_separate(j);
-  fputs(v ? "true" : "false", j->out);
-}
+void cli_json_bool(cli_json *j, int v) { json_add(j, cJSON_CreateBool(v)); }
 
 void cli_json_kv_string(cli_json *j, const char *key, const char *s) {
   cli_json_key(j, key);
@@ -484,11 +528,15 @@ void cli_json_kv_int(cli_json *j, const char *key, int64_t v) {
 
 void cli_json_kv_ms(cli_json *j, const char *key, double ms) {
   cli_json_key(j, key);
-  json_separate(j);
-  fprintf(j->out, "%.3f", ms);
+  json_add(j, cJSON_CreateNumber(round(ms * 1e3) / 1e3));
 }
 
 void cli_json_kv_bool(cli_json *j, const char *key, int v) {
   cli_json_key(j, key);
   cli_json_bool(j, v);
+}
+
+int cli_json_finish(const cli_cmd *c, cli_json *j) {
+  if (cli_json_end(j, '}') == 0) return EX_OK;
+  return cli_fail(c, EX_OSERR, "out of memory building the JSON report");
 }

@@ -46,7 +46,7 @@ __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ..
   fputs("skss bench: ", stderr);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
-  fputs("\n(try skss bench --help)\n", stderr);
+  fputs(" (see 'skss bench --help')\n", stderr);
   return EX_USAGE;
 }
 
@@ -208,12 +208,16 @@ static int parse_args(int argc, char **argv, bench_cli *cli) {
       fputs(BENCH_USAGE, stdout);
       return EX_OK;
     }
+    if (strcmp(a, "--version") == 0) {
+      printf("skss %s\n", skss_version());
+      return EX_OK;
+    }
     if (set_flag(cli, a)) continue;
     size_t k = 0;
     while (k < N_VALUE_OPTIONS && !take(argc, argv, &i, VALUE_OPTIONS[k], &v)) k++;
     if (k == N_VALUE_OPTIONS) return usage_error("unknown option '%s'", a);
     if (v == NULL) return usage_error("%s needs a value", VALUE_OPTIONS[k]);
-    if (set_value(cli, VALUE_OPTIONS[k], v) != 0) return usage_error("bad value '%s'", v);
+    if (set_value(cli, VALUE_OPTIONS[k], v) != 0) return usage_error("option %s: bad value '%s'", VALUE_OPTIONS[k], v);
   }
   return check_image_sizes(&cli->cfg);
 }

@@ -22,6 +22,8 @@ static const char USAGE[] =
     "  --algorithm A    the SAT algorithm inside: auto (default), 2r2w-cpu,\n"
     "                   4r1w-cpu, rowscan-cpu, bands-cpu\n"
     "  --threads N      CPU threads (default: all online CPUs)\n"
+    "  --max-pixels N   refuse images of more than N pixels (default 2^28 =\n"
+    "                   268435456; checked from the header before decoding)\n"
     "  --json           print the report as one JSON object\n";
 
 typedef struct box_args {
@@ -56,8 +58,8 @@ static int parse_args(cli_cmd *c, int argc, char **argv, box_args *a) {
       {"--radius", 1, &a->radius_text, NULL},
       {"--border", 1, &a->border_text, NULL},
   };
-  int rc = cli_parse(c, argc, argv, CLI_OPT_BACKEND | CLI_OPT_ALGORITHM | CLI_OPT_JSON, opts,
-                     sizeof opts / sizeof opts[0], 2, 2);
+  int rc = cli_parse(c, argc, argv, CLI_OPT_BACKEND | CLI_OPT_ALGORITHM | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS,
+                     opts, sizeof opts / sizeof opts[0], 2, 2);
   if (rc != EX_OK || c->help) return rc;
   a->in = c->pos[0];
   a->out = c->pos[1];
@@ -68,15 +70,15 @@ static int parse_args(cli_cmd *c, int argc, char **argv, box_args *a) {
   return rc;
 }
 
-static void report(const cli_cmd *c, const box_args *a, const skss_ctx *ctx, const skss_image *img,
-                   double ms) {
+static int report(const cli_cmd *c, const box_args *a, const skss_ctx *ctx, const skss_image *img,
+                  double ms) {
   FILE *out = strcmp(a->out, "-") == 0 ? stderr : stdout;
   const char *border = a->border == SKSS_BOXFILTER_BORDER_ZERO ? "zero" : "clip";
   if (!c->json) {
     fprintf(out, "boxfilter %lld x %lld, radius %lld, border %s -> %s\n", (long long)img->width,
             (long long)img->height, (long long)a->radius, border, a->out);
     cli_print_run(out, c, ctx, ms);
-    return;
+    return EX_OK;
   }
   cli_json j;
   cli_json_init(&j, out);
@@ -88,7 +90,7 @@ static void report(const cli_cmd *c, const box_args *a, const skss_ctx *ctx, con
   cli_json_kv_string(&j, "border", border);
   cli_json_kv_string(&j, "output", a->out);
   cli_json_run(&j, c, ctx, ms);
-  cli_json_end(&j, '}');
+  return cli_json_finish(c, &j);
 }
 
 static skss_status apply_boxfilter(skss_ctx *ctx, const skss_image *img, uint8_t *out, void *arg) {
@@ -113,7 +115,7 @@ int skss_cmd_boxfilter(int argc, char **argv) {
   skss_image img = {0};
   double ms = 0;
   rc = cli_image_op(&c, ctx, a.in, a.out, a.format, apply_boxfilter, &a, &img, &ms);
-  if (rc == EX_OK) report(&c, &a, ctx, &img, ms);
+  if (rc == EX_OK) rc = report(&c, &a, ctx, &img, ms);
   skss_image_free(&img);
   skss_ctx_destroy(ctx);
   return rc;

@@ -34,10 +34,12 @@ static const char USAGE[] =
     "  --mask M.npy     M[k] != 0; M is a bool or u8 array with IN's size\n"
     "X compares as NumPy 2's `a > X` with a Python scalar X: exactly, at any\n"
     "size, for integer arrays (--gt 2.5 keeps x >= 3, --gt 300 on u8 keeps\n"
-    "none); rounded to float32 for f32 arrays; nan and inf are accepted, and\n"
-    "NaN compares false except for --ne.\n\n"
+    "none); rounded to float32 for f32 arrays; nan and inf are accepted (a\n"
+    "literal beyond the double range, such as 1e309, is +-inf, as in Python),\n"
+    "and NaN compares false except for --ne. Only one of IN and M may be '-'.\n\n"
     "options:\n"
     "  --indices F      also write the kept elements' indices (int64) to F\n"
+    "                   (a .npy other than OUT)\n"
     "  --backend B      auto (default), cpu-ref, cpu, cuda\n"
     "  --algorithm A    auto (default), loop, scan-cpu\n"
     "  --threads N      CPU threads (default: all online CPUs)\n"
@@ -291,7 +293,12 @@ static int parse_args(cli_cmd *c, int argc, char **argv, compact_args *a) {
   a->out = c->pos[1];
   if (a->indices != NULL && strcmp(a->indices, "-") == 0 && strcmp(a->out, "-") == 0)
     return cli_fail(c, EX_USAGE, "OUT and --indices cannot both be '-'");
-  return pick_predicate(c, a);
+  rc = cli_check_npy_output(c, "OUT", a->out);
+  if (rc == EX_OK && a->indices != NULL) rc = cli_check_npy_output(c, "--indices", a->indices);
+  if (rc == EX_OK) rc = cli_check_distinct_outputs(c, "OUT", a->out, "--indices", a->indices);
+  if (rc == EX_OK) rc = pick_predicate(c, a);
+  if (rc == EX_OK && a->op == P_MASK) rc = cli_one_stdin(c, a->in, a->values[P_MASK][0]);
+  return rc;
 }
 
 /* --------------------------------------------------------------- input */
@@ -324,18 +331,18 @@ static void describe(const compact_args *a, char *buf, size_t size) {
     snprintf(buf, size, "x %s %s", PREDICATES[a->op].symbol, v[0]);
 }
 
-static void report(const cli_cmd *c, const compact_args *a, const skss_npy *in, const skss_ctx *ctx,
-                   int64_t count, double ms) {
+static int report(const cli_cmd *c, const compact_args *a, const skss_npy *in, const skss_ctx *ctx,
+                  int64_t count, double ms) {
   int to_stdout = strcmp(a->out, "-") != 0 && (a->indices == NULL || strcmp(a->indices, "-") != 0);
   FILE *out = to_stdout ? stdout : stderr;
   const char *dtype = in->is_bool ? "bool" : skss_dtype_name(in->dtype);
-  char keep[256];
+  char keep[8192];
   describe(a, keep, sizeof keep);
   if (!c->json) {
     fprintf(out, "compact %lld %s elements, keep %s -> %s: %lld kept\n", (long long)in->count,
             dtype, keep, a->out, (long long)count);
     cli_print_run(out, c, ctx, ms);
-    return;
+    return EX_OK;
   }
   cli_json j;
   cli_json_init(&j, out);
@@ -349,28 +356,14 @@ static void report(const cli_cmd *c, const compact_args *a, const skss_npy *in, 
   cli_json_kv_string(&j, "output", a->out);
   cli_json_kv_string(&j, "indices", a->indices);
   cli_json_run(&j, c, ctx, ms);
-  cli_json_end(&j, '}');
+  return cli_json_finish(c, &j);
 }
 
 static int write_outputs(const cli_cmd *c, const compact_args *a, skss_dtype dtype, int64_t count,
                          const void *values, const int64_t *indices) {
-  cli_staging st = {0};
-  char err[SKSS_IO_ERRLEN];
-  const char *paths[2] = {a->out, a->indices};
-  const skss_dtype types[2] = {dtype, SKSS_DTYPE_I64};
-  const void *data[2] = {values, indices};
-  for (int k = 0; k < 2 && paths[k] != NULL; k++) {
-    const char *tmp = cli_stage(c, &st, paths[k]);
-    if (tmp == NULL) {
-      cli_stage_abort(&st);
-      return EX_CANTCREAT;
-    }
-    if (skss_npy_write(tmp, types[k], 1, &count, data[k], err) != 0) {
-      cli_stage_abort(&st);
-      return cli_fail(c, EX_CANTCREAT, "%s: %s", paths[k], err);
-    }
-  }
-  return cli_stage_commit(c, &st);
+  const cli_npy_output outs[2] = {{a->out, dtype, 1, &count, values},
+                                  {a->indices, SKSS_DTYPE_I64, 1, &count, indices}};
+  return cli_write_npy_outputs(c, outs, 2);
 }
 
 static int compact(const cli_cmd *c, const compact_args *a, skss_ctx *ctx, const skss_npy *in,
@@ -392,7 +385,7 @@ static int compact(const cli_cmd *c, const compact_args *a, skss_ctx *ctx, const
   skss_status st = skss_compact(ctx, &d, in->data, values, indices, &count);
   double ms = cli_now_ms() - t0;
   int rc = st != SKSS_OK ? cli_fail_status(c, ctx, st) : write_outputs(c, a, in->dtype, count, values, indices);
-  if (rc == EX_OK) report(c, a, in, ctx, count, ms);
+  if (rc == EX_OK) rc = report(c, a, in, ctx, count, ms);
   free(values);
   free(indices);
   return rc;

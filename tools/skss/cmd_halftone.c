@@ -24,6 +24,8 @@ static const char USAGE[] =
     "                   with -perm), 2d-ped, 2d-ped-rc, 2d-pec, 2d-pec-rc, skss,\n"
     "                   strips (`skss info` lists each backend's)\n"
     "  --threads N      CPU threads (default: all online CPUs)\n"
+    "  --max-pixels N   refuse images of more than N pixels (default 2^28 =\n"
+    "                   268435456; checked from the header before decoding)\n"
     "  --json           print the report as one JSON object\n";
 
 typedef struct halftone_args {
@@ -51,8 +53,8 @@ static int parse_args(cli_cmd *c, int argc, char **argv, halftone_args *a) {
       {"--threshold", 1, &a->threshold_text, NULL},
   };
   int64_t threshold = 128;
-  int rc = cli_parse(c, argc, argv, CLI_OPT_BACKEND | CLI_OPT_ALGORITHM | CLI_OPT_JSON, opts,
-                     sizeof opts / sizeof opts[0], 2, 2);
+  int rc = cli_parse(c, argc, argv, CLI_OPT_BACKEND | CLI_OPT_ALGORITHM | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS,
+                     opts, sizeof opts / sizeof opts[0], 2, 2);
   if (rc != EX_OK || c->help) return rc;
   a->in = c->pos[0];
   a->out = c->pos[1];
@@ -63,8 +65,8 @@ static int parse_args(cli_cmd *c, int argc, char **argv, halftone_args *a) {
   return rc;
 }
 
-static void report(const cli_cmd *c, const halftone_args *a, const skss_ctx *ctx,
-                   const skss_image *img, double ms) {
+static int report(const cli_cmd *c, const halftone_args *a, const skss_ctx *ctx,
+                  const skss_image *img, double ms) {
   FILE *out = strcmp(a->out, "-") == 0 ? stderr : stdout;
   skss_dither_kernel_info k;
   skss_dither_kernel_get_info(a->kernel, &k);
@@ -72,7 +74,7 @@ static void report(const cli_cmd *c, const halftone_args *a, const skss_ctx *ctx
     fprintf(out, "halftone %lld x %lld, kernel %s, threshold %d -> %s\n", (long long)img->width,
             (long long)img->height, k.name, a->threshold, a->out);
     cli_print_run(out, c, ctx, ms);
-    return;
+    return EX_OK;
   }
   cli_json j;
   cli_json_init(&j, out);
@@ -84,7 +86,7 @@ static void report(const cli_cmd *c, const halftone_args *a, const skss_ctx *ctx
   cli_json_kv_int(&j, "threshold", a->threshold);
   cli_json_kv_string(&j, "output", a->out);
   cli_json_run(&j, c, ctx, ms);
-  cli_json_end(&j, '}');
+  return cli_json_finish(c, &j);
 }
 
 static skss_status apply_halftone(skss_ctx *ctx, const skss_image *img, uint8_t *out, void *arg) {
@@ -109,7 +111,7 @@ int skss_cmd_halftone(int argc, char **argv) {
   skss_image img = {0};
   double ms = 0;
   rc = cli_image_op(&c, ctx, a.in, a.out, a.format, apply_halftone, &a, &img, &ms);
-  if (rc == EX_OK) report(&c, &a, ctx, &img, ms);
+  if (rc == EX_OK) rc = report(&c, &a, ctx, &img, ms);
   skss_image_free(&img);
   skss_ctx_destroy(ctx);
   return rc;

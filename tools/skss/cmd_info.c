@@ -152,7 +152,7 @@ static void json_kernels(cli_json *j) {
   cli_json_end(j, ']');
 }
 
-static void print_json(void) {
+static int print_json(const cli_cmd *c) {
   cli_json j;
   cli_json_init(&j, stdout);
   cli_json_begin(&j, '{');
@@ -162,16 +162,14 @@ static void print_json(void) {
   cli_json_kv_int(&j, "cpu_threads", cpu_threads());
   json_algorithms(&j);
   json_kernels(&j);
-  cli_json_end(&j, '}');
+  return cli_json_finish(c, &j);
 }
 
 int skss_cmd_info(int argc, char **argv) {
   cli_cmd c = {.name = "info", .usage = USAGE};
   int rc = cli_parse(&c, argc, argv, CLI_OPT_JSON, NULL, 0, 0, 0);
   if (rc != EX_OK || c.help) return rc;
-  if (c.json)
-    print_json();
-  else
-    print_text();
+  if (c.json) return print_json(&c);
+  print_text();
   return EX_OK;
 }

@@ -2,9 +2,12 @@
  * cmd_knapsack.c — `skss knapsack`: solves a 0-1 knapsack instance (the
  * standard generator's text format, or "weight,value" CSV lines) with
  * skss_knapsack() and prints the optimal value, total weight and chosen item
- * ids. The library call alone is timed.
+ * ids. The library's working memory is bounded (--max-memory, default 4 GiB):
+ * a 43-byte file can ask for a capacity of 10^9. The library call alone is
+ * timed.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli_util.h"
 #include "commands.h"
@@ -19,15 +22,23 @@ static const char USAGE[] =
     "from 1, with --capacity.\n\n"
     "  --capacity C     knapsack capacity, an integer >= 0 (replaces the file's)\n"
     "  --value-only     only the optimal value (O(C) memory, no item list)\n"
+    "  --max-memory M   the most working memory the solver may use, in bytes\n"
+    "                   or with a suffix K, M, G, T (powers of 1024); default 4G.\n"
+    "                   Above it the run fails at once (exit 71) and says how\n"
+    "                   many bytes it would need\n"
     "  --backend B      auto (default), cpu-ref, cpu, cuda\n"
     "  --algorithm A    auto (default), dp, taskarray-cpu\n"
     "  --threads N      CPU threads (default: all online CPUs)\n"
     "  --json           print {\"value\", \"weight\", \"items\", \"n\", \"capacity\",\n"
     "                   \"time_ms\", ...} (value-only: no weight or items)\n";
 
+/* The default of --max-memory: 4 GiB. */
+#define KNAPSACK_DEFAULT_MAX_BYTES ((int64_t)4 << 30)
+
 typedef struct knapsack_args {
-  const char *capacity_text;
+  const char *capacity_text, *max_memory_text;
   int64_t capacity; /* -1: the file's */
+  int64_t max_bytes;
   int value_only;
   const char *in;
 } knapsack_args;
@@ -38,16 +49,36 @@ typedef struct knapsack_result {
   double ms;
 } knapsack_result;
 
+/* A byte count: decimal digits and an optional K, M, G or T (x 1024^k). */
+static int parse_size(const char *s, int64_t *out) {
+  size_t digits = strspn(s, "0123456789");
+  static const char SUFFIXES[] = "KMGT";
+  const char *suffix = s[digits] != '\0' ? strchr(SUFFIXES, s[digits]) : NULL;
+  if (digits == 0 || digits > 18 || (s[digits] != '\0' && (suffix == NULL || s[digits + 1] != '\0')))
+    return -1;
+  int64_t v = 0;
+  for (size_t k = 0; k < digits; k++) v = v * 10 + (s[k] - '0');
+  int shift = suffix ? 10 * (int)(suffix - SUFFIXES + 1) : 0;
+  if (v > (INT64_MAX >> shift)) return -1;
+  *out = v << shift;
+  return 0;
+}
+
 static int parse_args(cli_cmd *c, int argc, char **argv, knapsack_args *a) {
   const cli_opt opts[] = {
       {"--capacity", 1, &a->capacity_text, NULL},
       {"--value-only", 0, NULL, &a->value_only},
+      {"--max-memory", 1, &a->max_memory_text, NULL},
   };
   int rc = cli_parse(c, argc, argv, CLI_OPT_BACKEND | CLI_OPT_ALGORITHM | CLI_OPT_JSON, opts,
                      sizeof opts / sizeof opts[0], 1, 1);
   if (rc != EX_OK || c->help) return rc;
   a->in = c->pos[0];
   a->capacity = -1;
+  a->max_bytes = KNAPSACK_DEFAULT_MAX_BYTES;
+  if (a->max_memory_text != NULL && (parse_size(a->max_memory_text, &a->max_bytes) != 0 || a->max_bytes == 0))
+    return cli_fail(c, EX_USAGE, "option --max-memory: '%s' is not a size such as 512M or 8G",
+                    a->max_memory_text);
   return cli_option_i64(c, "--capacity", a->capacity_text, 0, INT64_MAX, &a->capacity);
 }
 
@@ -57,8 +88,8 @@ static int read_instance(const cli_cmd *c, const knapsack_args *a, skss_knapsack
   char err[SKSS_IO_ERRLEN];
   int rc = cli_read_input(c, a->in, &data, &size);
   if (rc != EX_OK) return rc;
-  if (skss_knapsack_parse((const char *)data, size, a->capacity, inst, err) != 0)
-    rc = cli_fail(c, EX_DATAERR, "%s: %s", a->in, err);
+  int io_rc = skss_knapsack_parse((const char *)data, size, a->capacity, inst, err);
+  if (io_rc != 0) rc = cli_fail(c, cli_io_exit_code(io_rc, EX_DATAERR), "%s: %s", a->in, err);
   free(data);
   return rc;
 }
@@ -77,8 +108,8 @@ static void print_text(const cli_cmd *c, const skss_knapsack_instance *inst, con
   cli_print_run(stdout, c, ctx, r->ms);
 }
 
-static void print_json(const cli_cmd *c, const skss_knapsack_instance *inst, const skss_ctx *ctx,
-                       const knapsack_result *r) {
+static int print_json(const cli_cmd *c, const skss_knapsack_instance *inst, const skss_ctx *ctx,
+                      const knapsack_result *r) {
   cli_json j;
   cli_json_init(&j, stdout);
   cli_json_begin(&j, '{');
@@ -95,7 +126,7 @@ static void print_json(const cli_cmd *c, const skss_knapsack_instance *inst, con
   cli_json_kv_int(&j, "n", inst->n);
   cli_json_kv_int(&j, "capacity", inst->capacity);
   cli_json_run(&j, c, ctx, r->ms);
-  cli_json_end(&j, '}');
+  return cli_json_finish(c, &j);
 }
 
 /* Totals of the chosen items; weights sum to at most the capacity. */
@@ -117,13 +148,17 @@ static int solve(const cli_cmd *c, const knapsack_args *a, skss_ctx *ctx, int al
   d.n_items = inst->n;
   d.capacity = inst->capacity;
   d.value_only = a->value_only;
+  d.max_bytes = a->max_bytes;
   d.algorithm = (skss_knapsack_algorithm)algorithm;
   double t0 = cli_now_ms();
   skss_status st = skss_knapsack(ctx, &d, inst->weights, inst->values, &r.value, r.taken);
   r.ms = cli_now_ms() - t0;
-  int rc = st == SKSS_OK ? EX_OK : cli_fail_status(c, ctx, st);
+  int rc = st == SKSS_OK                   ? EX_OK
+           : st == SKSS_ERR_OUT_OF_MEMORY ? cli_fail(c, EX_OSERR, "%s; --max-memory SIZE sets max_bytes",
+                                                     skss_ctx_last_error(ctx))
+                                          : cli_fail_status(c, ctx, st);
   if (rc == EX_OK && r.taken != NULL) tally(inst, &r);
-  if (rc == EX_OK && c->json) print_json(c, inst, ctx, &r);
+  if (rc == EX_OK && c->json) rc = print_json(c, inst, ctx, &r);
   if (rc == EX_OK && !c->json) print_text(c, inst, ctx, &r);
   free(r.taken);
   return rc;

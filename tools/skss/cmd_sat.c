@@ -21,8 +21,10 @@ static const char USAGE[] =
     "  --layout L        inclusive (default; H x W) or padded ((H+1) x (W+1), a\n"
     "                    zero first row and column, as OpenCV's integral())\n"
     "  --squared         also write the SAT of the squared input to OUT with\n"
-    "                    '.npy' replaced by '.sq.npy' (appended if OUT has no .npy)\n"
-    "  --squared-out F   also write the squared SAT, to F\n"
+    "                    '.npy' replaced by '.sq.npy'\n"
+    "  --squared-out F   also write the squared SAT, to F (a .npy, not OUT)\n"
+    "  --max-pixels N    refuse images of more than N pixels (default 2^28 =\n"
+    "                    268435456; checked from the header before decoding)\n"
     "  --backend B       auto (default), cpu-ref, cpu, cuda\n"
     "  --algorithm A     auto (default), 2r2w-cpu, 4r1w-cpu, rowscan-cpu, bands-cpu;\n"
     "                    cuda: 2r2w, 4r4w, 4r1w, 2r1w, 1r1w, 1+r-r1w, skss,\n"
@@ -98,7 +100,7 @@ static int parse_layout(const cli_cmd *c, sat_args *a) {
   return cli_fail(c, EX_USAGE, "unknown --layout '%s' (known: inclusive, padded)", a->layout_text);
 }
 
-/* Where the squared SAT goes: --squared-out, else OUT with .sq.npy. */
+/* Where the squared SAT goes: --squared-out, else OUT with .sq.npy for .npy. */
 static int squared_path(const cli_cmd *c, sat_args *a) {
   if (a->squared_out != NULL) {
     a->squared = 1;
@@ -110,8 +112,7 @@ static int squared_path(const cli_cmd *c, sat_args *a) {
   if (!a->squared) return EX_OK;
   if (strcmp(a->out, "-") == 0)
     return cli_fail(c, EX_USAGE, "--squared with OUT '-' needs --squared-out FILE");
-  size_t len = strlen(a->out);
-  if (len >= 4 && strcmp(a->out + len - 4, ".npy") == 0) len -= 4;
+  size_t len = strlen(a->out) - 4; /* OUT ends in .npy (cli_check_npy_output) */
   if (len + 8 > sizeof a->squared_path)
     return cli_fail(c, EX_USAGE, "output path too long: %s", a->out);
   snprintf(a->squared_path, sizeof a->squared_path, "%.*s.sq.npy", (int)len, a->out);
@@ -125,14 +126,17 @@ static int parse_args(cli_cmd *c, int argc, char **argv, sat_args *a) {
       {"--squared", 0, NULL, &a->squared},
       {"--squared-out", 1, &a->squared_out, NULL},
   };
-  int rc = cli_parse(c, argc, argv, CLI_OPT_BACKEND | CLI_OPT_ALGORITHM | CLI_OPT_JSON, opts,
-                     sizeof opts / sizeof opts[0], 2, 2);
+  int rc = cli_parse(c, argc, argv, CLI_OPT_BACKEND | CLI_OPT_ALGORITHM | CLI_OPT_JSON | CLI_OPT_MAX_PIXELS,
+                     opts, sizeof opts / sizeof opts[0], 2, 2);
   if (rc != EX_OK || c->help) return rc;
   a->in = c->pos[0];
   a->out = c->pos[1];
   rc = parse_type(c, a);
   if (rc == EX_OK) rc = parse_layout(c, a);
+  if (rc == EX_OK) rc = cli_check_npy_output(c, "OUT", a->out);
   if (rc == EX_OK) rc = squared_path(c, a);
+  if (rc == EX_OK && a->squared_out != NULL) rc = cli_check_npy_output(c, "--squared-out", a->squared_out);
+  if (rc == EX_OK && a->squared) rc = cli_check_distinct_outputs(c, "OUT", a->out, "the squared output", a->squared_path);
   return rc;
 }
 
@@ -190,11 +194,11 @@ static int read_input(const cli_cmd *c, sat_args *a, sat_input *s) {
   int rc = cli_read_input(c, a->in, &data, &size);
   if (rc != EX_OK) return rc;
   if (cli_is_npy(data, size)) {
-    rc = skss_npy_decode(data, size, &s->npy, err) != 0 ? cli_fail(c, EX_DATAERR, "%s: %s", a->in, err)
-                                                         : check_npy(c, a, s);
+    int io_rc = skss_npy_decode(data, size, &s->npy, err);
+    rc = io_rc != 0 ? cli_fail(c, cli_io_exit_code(io_rc, EX_DATAERR), "%s: %s", a->in, err) : check_npy(c, a, s);
   } else {
-    rc = skss_image_decode(data, size, &s->img, err) != 0 ? cli_fail(c, EX_DATAERR, "%s: %s", a->in, err)
-                                                           : check_image(c, a, s);
+    rc = cli_decode_image(c, a->in, data, size, &s->img);
+    if (rc == EX_OK) rc = check_image(c, a, s);
   }
   free(data);
   return rc;
@@ -215,8 +219,8 @@ static const char *layout_name(skss_sat_layout layout) {
   return layout == SKSS_SAT_LAYOUT_PADDED ? "padded" : "inclusive";
 }
 
-static void report(const cli_cmd *c, const sat_args *a, const sat_input *s, const skss_ctx *ctx,
-                   double ms) {
+static int report(const cli_cmd *c, const sat_args *a, const sat_input *s, const skss_ctx *ctx,
+                  double ms) {
   FILE *out = strcmp(a->out, "-") == 0 || (a->squared && strcmp(a->squared_path, "-") == 0) ? stderr : stdout;
   if (!c->json) {
     fprintf(out, "sat %lld x %lld, %s:%s, %s -> %s%s%s\n", (long long)s->height,
@@ -224,7 +228,7 @@ static void report(const cli_cmd *c, const sat_args *a, const sat_input *s, cons
             layout_name(a->layout), a->out, a->squared ? ", squared -> " : "",
             a->squared ? a->squared_path : "");
     cli_print_run(out, c, ctx, ms);
-    return;
+    return EX_OK;
   }
   cli_json j;
   cli_json_init(&j, out);
@@ -239,27 +243,14 @@ static void report(const cli_cmd *c, const sat_args *a, const sat_input *s, cons
   cli_json_kv_string(&j, "output", a->out);
   cli_json_kv_string(&j, "squared_output", a->squared ? a->squared_path : NULL);
   cli_json_run(&j, c, ctx, ms);
-  cli_json_end(&j, '}');
+  return cli_json_finish(c, &j);
 }
 
 static int write_outputs(const cli_cmd *c, const sat_args *a, const int64_t shape[2],
                          const void *sums, const void *sq) {
-  cli_staging st = {0};
-  char err[SKSS_IO_ERRLEN];
-  const char *paths[2] = {a->out, a->squared ? a->squared_path : NULL};
-  const void *data[2] = {sums, sq};
-  for (int k = 0; k < 2 && paths[k] != NULL; k++) {
-    const char *tmp = cli_stage(c, &st, paths[k]);
-    if (tmp == NULL) {
-      cli_stage_abort(&st);
-      return EX_CANTCREAT;
-    }
-    if (skss_npy_write(tmp, a->out_type, 2, shape, data[k], err) != 0) {
-      cli_stage_abort(&st);
-      return cli_fail(c, EX_CANTCREAT, "%s: %s", paths[k], err);
-    }
-  }
-  return cli_stage_commit(c, &st);
+  const cli_npy_output outs[2] = {{a->out, a->out_type, 2, shape, sums},
+                                  {a->squared ? a->squared_path : NULL, a->out_type, 2, shape, sq}};
+  return cli_write_npy_outputs(c, outs, 2);
 }
 
 static int compute(const cli_cmd *c, const sat_args *a, skss_ctx *ctx, int algorithm,
@@ -285,7 +276,7 @@ static int compute(const cli_cmd *c, const sat_args *a, skss_ctx *ctx, int algor
   double ms = cli_now_ms() - t0;
   int rc = st != SKSS_OK ? cli_fail_status(c, ctx, st) : write_outputs(c, a, shape, sums, sq);
   if (rc == EX_OK) warn_if_wraps(c, a, s);
-  if (rc == EX_OK) report(c, a, s, ctx, ms);
+  if (rc == EX_OK) rc = report(c, a, s, ctx, ms);
   free(sums);
   free(sq);
   return rc;
