@@ -36,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN_DIR = os.path.join(HERE, "golden")
 MD5_FILE = os.path.join(GOLDEN_DIR, "md5.txt")
 
-EX_USAGE, EX_DATAERR, EX_NOINPUT, EX_UNAVAILABLE, EX_CANTCREAT = 64, 65, 66, 69, 73
+EX_USAGE, EX_DATAERR, EX_NOINPUT, EX_UNAVAILABLE, EX_OSERR, EX_CANTCREAT, EX_IOERR = 64, 65, 66, 69, 71, 73, 74
 
 # Error-diffusion kernels from the literature: (divisor, {(dy, dx): weight})
 # for the share of the error that pixel (y, x) pushes to (y + dy, x + dx).
@@ -862,7 +862,7 @@ def group_errors(t):
     expect_error(t, "two predicates", ["compact", "--gt", "1", "--lt", "3", t.path("i32.npy"), npy_out],
                  EX_USAGE, [npy_out])
     expect_error(t, "no predicate", ["compact", t.path("i32.npy"), npy_out], EX_USAGE, [npy_out])
-    for x in ("abc", "1e", "--", "0x10", "1,5", "infinity", "1e999"):
+    for x in ("abc", "1e", "--", "0x10", "1,5", "infinity"):
         expect_error(t, "compact scalar " + x, ["compact", "--gt", x, t.path("i32.npy"), npy_out], EX_USAGE,
                      [npy_out])
     expect_error(t, "compact missing", ["compact", "--nonzero", t.path("missing.npy"), npy_out], EX_NOINPUT,
@@ -952,6 +952,162 @@ def group_misc(t):
                 t.check(False, "%s --json is not JSON: %r" % (args[0], out))
 
 
+# ------------------------------------------------------------------- outputs
+
+def forged_png(w, h):
+    """A valid all-black 1-bit gray PNG of w x h: a few hundred KB for 32768^2."""
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    idat = zlib.compress((b"\0" * (1 + (w + 7) // 8)) * h, 9)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 1, 0, 0, 0, 0)) +
+            chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
+def two_outputs(t):
+    """Both outputs are written or neither: a second output that cannot be
+    written leaves an existing first one untouched; the same file twice,
+    a non-.npy array name and two stdin inputs are refused."""
+    gen, i32 = t.path("gen.pgm"), t.path("i32.npy")
+    out, dir_npy = t.path("o_out.npy"), t.path("o_dir.npy")
+    os.makedirs(dir_npy, exist_ok=True)
+    expect_error(t, "indices is a directory", ["compact", "--gt", "1", "--indices", dir_npy, i32, out], EX_CANTCREAT,
+                 [out])
+    expect_error(t, "squared output is a directory", ["sat", "--squared-out", dir_npy, gen, out], EX_CANTCREAT, [out])
+    expect_error(t, "OUT is a directory", ["compact", "--gt", "1", "--indices", out, i32, dir_npy], EX_CANTCREAT, [out])
+    for bad in ("", t.tmp, t.path("o_idx.txt")):
+        expect_error(t, "indices %r" % bad, ["compact", "--gt", "1", "--indices", bad, i32, out], EX_USAGE, [out])
+        expect_error(t, "squared-out %r" % bad, ["sat", "--squared-out", bad, gen, out], EX_USAGE, [out])
+    expect_error(t, "sat to .png", ["sat", gen, t.path("o_sat.png")], EX_USAGE, [t.path("o_sat.png")])
+    expect_error(t, "compact to .bin", ["compact", "--nonzero", i32, t.path("o_c.bin")], EX_USAGE, [t.path("o_c.bin")])
+    same = t.path("o_same.npy")
+    other_spelling = os.path.join(t.tmp, ".", os.path.basename(dir_npy), "..", "o_same.npy")
+    for spelling in (same, other_spelling):
+        expect_error(t, "same file twice", ["compact", "--gt", "1", "--indices", spelling, i32, same], EX_USAGE, [same])
+        expect_error(t, "sat same file twice", ["sat", "--squared-out", spelling, gen, same], EX_USAGE, [same])
+    expect_error(t, "mask and input both stdin", ["compact", "--mask", "-", "-", out], EX_USAGE, [out], stdin=b"")
+    # A name of 255 bytes (NAME_MAX) works for both outputs; 256 fails cleanly.
+    long_out, long_idx = t.path("o" * 251 + ".npy"), t.path("i" * 251 + ".npy")
+    ok, _, _ = t.run_ok(["compact", "--gt", "1", "--indices", long_idx, i32, long_out])
+    t.check(ok and np.load(long_out).tolist() == list(range(2, 12)) and np.load(long_idx).tolist() == list(range(2, 12)),
+            "255-byte output names")
+    too_long = t.path("x" * 252 + ".npy")
+    rc, _, err = t.run(["compact", "--gt", "1", "--indices", too_long, i32, t.path("o_short.npy")])
+    t.check(rc == EX_CANTCREAT and not os.path.exists(t.path("o_short.npy")) and b"longer than" in err,
+            "a 256-byte name fails before any output is replaced: %d %r" % (rc, err))
+    # The reason survives a path of 4000 bytes (the message is not cut).
+    deep = t.path("/".join(["d" * 200] * 20))
+    rc, _, err = t.run(["compact", "--nonzero", i32, deep + "/x.npy"])
+    t.check(rc == EX_CANTCREAT and err.rstrip().endswith(b"No such file or directory"),
+            "a long path keeps its reason: %r" % err[-80:])
+
+
+def stdout_errors(t):
+    """Every report on a full stdout fails with EX_IOERR and one line."""
+    gen, i32 = t.path("gen.pgm"), t.path("i32.npy")
+    write_instance(t.path("k.txt"), SMALL_ITEMS, SMALL_CAPACITY)
+    for args in (["info"], ["info", "--json"], ["--help"], ["--version"], ["sat", "--version"],
+                 ["knapsack", t.path("k.txt")], ["knapsack", "--json", t.path("k.txt")],
+                 ["halftone", gen, t.path("f.pbm")], ["boxfilter", "--radius", "1", gen, t.path("f.pgm")],
+                 ["sat", gen, t.path("f.npy")], ["compact", "--json", "--nonzero", i32, t.path("f2.npy")],
+                 ["halftone", gen, "-"]):
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([t.skss] + args, stdout=full, stderr=subprocess.PIPE, timeout=60)
+        lines = p.stderr.decode(errors="replace").split("\n")
+        t.check(p.returncode in (EX_IOERR, EX_CANTCREAT) and len(lines) == 2 and "stdout" in lines[0],
+                "skss %s > /dev/full: exit %d, stderr %r" % (" ".join(args), p.returncode, p.stderr))
+
+
+def interrupted(t):
+    """SIGINT, SIGTERM or SIGHUP while the outputs are written removes the
+    temporary files (the first output is staged while the second is written)."""
+    import signal
+    import time
+    big = t.path("big.npy")
+    np.save(big, np.ones((3000, 3000), np.float64))
+    out, sq = t.path("s_big.npy"), t.path("s_big.sq.npy")
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        for p in (out, sq):
+            with open(p, "wb") as f:
+                f.write(b"keep me")
+        p = subprocess.Popen([t.skss, "sat", "--squared", "--backend", "cpu", big, out], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        seen = False
+        while p.poll() is None and not seen:
+            seen = any(n.startswith(".skss-") for n in os.listdir(t.tmp))
+            if not seen:
+                time.sleep(0.001)
+        if seen:
+            p.send_signal(sig)
+        p.wait()
+        left = [n for n in os.listdir(t.tmp) if n.startswith(".skss-")]
+        t.check(not left, "%s: temporary files left: %s" % (sig.name, left))
+        if seen and p.returncode == -sig:
+            for q in (out, sq):
+                with open(q, "rb") as f:
+                    t.check(f.read() == b"keep me", "%s: %s was replaced by an interrupted run" % (sig.name, q))
+        t.check(seen or p.returncode == 0, "%s: run failed before writing (exit %d)" % (sig.name, p.returncode))
+
+
+def limits(t):
+    """The decoded-image pixel limit and the knapsack memory limit."""
+    import time
+    gen = t.path("gen.pgm")  # 37 x 23 = 851 pixels
+    bomb = t.path("bomb.png")
+    with open(bomb, "wb") as f:
+        f.write(forged_png(32768, 32768))
+    out = t.path("l_out.pbm")
+    for cmd in (["halftone"], ["boxfilter", "--radius", "1"], ["sat"]):
+        dst = t.path("l_out.npy") if cmd[0] == "sat" else (out if cmd[0] == "halftone" else t.path("l_out.pgm"))
+        start = time.time()
+        expect_error(t, cmd[0] + " pixel bomb", cmd + [bomb, dst], EX_DATAERR, [dst])
+        t.check(time.time() - start < 10, cmd[0] + ": the pixel bomb is refused from its header")
+        rc, _, err = t.run(cmd + [bomb, dst])
+        t.check(b"268435456" in err and b"--max-pixels" in err, cmd[0] + ": the limit and the option are named")
+        expect_error(t, cmd[0] + " max-pixels 850", cmd + ["--max-pixels", "850", gen, dst], EX_DATAERR, [dst])
+        t.run_ok(cmd + ["--max-pixels", "851", gen, dst])
+        for bad in ("0", "-1", "abc", "1e6", str(2**32 + 1)):
+            expect_error(t, cmd[0] + " max-pixels " + bad, cmd + ["--max-pixels", bad, gen, dst], EX_USAGE, [dst])
+    # Knapsack: bounded working memory (default 4 GiB), exit 71 with the bytes needed.
+    k43 = t.path("k43.txt")
+    with open(k43, "w") as f:
+        f.write("2\n1 10 500000000\n2 20 500000000\n1000000000\n")
+    start = time.time()
+    expect_error(t, "knapsack 43-byte instance", ["knapsack", k43], EX_OSERR)
+    t.check(time.time() - start < 10, "the 43-byte knapsack instance fails fast")
+    rc, _, err = t.run(["knapsack", k43])
+    t.check(b"bytes" in err and b"--max-memory" in err, "knapsack: the bytes needed and the option are named: %r" % err)
+    bundled = os.path.join(t.data, "knapsack_sc_1000.txt")
+    expect_error(t, "knapsack --max-memory 1K", ["knapsack", "--max-memory", "1K", bundled], EX_OSERR)
+    ok, out_json, _ = t.run_ok(["knapsack", "--json", "--max-memory", "1G", bundled])
+    t.check(ok and json.loads(out_json)["value"] > 0, "knapsack --max-memory 1G")
+    for bad in ("", "0", "abc", "1X", "1.5G", "-1", "99999999999T", "1KB"):
+        expect_error(t, "max-memory " + bad, ["knapsack", "--max-memory", bad, bundled], EX_USAGE)
+
+
+def group_outputs(t):
+    inputs(t)
+    bad_inputs(t)
+    two_outputs(t)
+    stdout_errors(t)
+    interrupted(t)
+    limits(t)
+    # An overflowing float literal is +-inf (as NumPy reads it), an underflowing one 0.
+    np.save(t.path("f.npy"), np.array([1.0, -np.inf, np.inf, 0.0, 1e-300]))
+    for x, want in (("1e309", [1.0, -np.inf, 0.0, 1e-300]), ("-1e309", []), ("1e-400", [1.0, np.inf, 1e-300])):
+        op = "--lt" if x != "1e-400" else "--gt"
+        ok, _, _ = t.run_ok(["compact", op, x, t.path("f.npy"), t.path("f_out.npy")])
+        t.check(ok and np.load(t.path("f_out.npy")).tolist() == want, "compact %s %s" % (op, x))
+    ok, _, _ = t.run_ok(["compact", "--lt", "1e309", t.path("i32.npy"), t.path("f_out.npy")])
+    t.check(ok and np.load(t.path("f_out.npy")).tolist() == list(range(12)), "compact --lt 1e309 on i32 keeps all")
+    # --version on every subcommand; bench's usage errors are one line.
+    for cmd in ("info", "halftone", "sat", "boxfilter", "knapsack", "compact", "bench", "demo"):
+        rc, out, err = t.run([cmd, "--version"])
+        t.check(rc == 0 and out.decode().strip() == "skss " + t.info["version"] and not err,
+                "skss %s --version: exit %d, %r" % (cmd, rc, out))
+    for args in (["bench", "--frobnicate"], ["bench", "--sizes"], ["bench", "--repeat", "0"]):
+        expect_error(t, " ".join(args), args, EX_USAGE)
+
+
 # ---------------------------------------------------------------------- demo
 
 def group_demo(t):
@@ -979,7 +1135,8 @@ def group_demo(t):
 
 
 GROUPS = {"halftone": group_halftone, "sat": group_sat, "boxfilter": group_boxfilter, "knapsack": group_knapsack,
-          "compact": group_compact, "errors": group_errors, "misc": group_misc, "demo": group_demo}
+          "compact": group_compact, "errors": group_errors, "misc": group_misc, "demo": group_demo,
+          "outputs": group_outputs}
 
 
 def main():
