@@ -1,13 +1,13 @@
 /*
  * test_halftone.c — skss_halftone() and the dither-kernel table on the CPU
- * backends. Oracles: the rule of skss.h written out here with a full error
- * image (for small images and every threshold), and the CPU_REF backend's ED
- * for everything else. Every algorithm x kernel x output kind must give the
- * same bytes on seeded random images, smooth gradients and flat blocks (noise
+ * backends. Oracle: the rule of skss.h written out here with a full error
+ * image. Every algorithm of CPU_REF (the oracle of test_backends.c, which
+ * runs every other backend against it) x kernel x output kind must give its
+ * bytes on seeded random images, smooth gradients and flat blocks (noise
  * alone hides bugs at the clamps and in long runs), on awkward and pitched
- * sizes, for thresholds 0..255 edges, on contexts of 1, 2, 3 and 5 threads;
- * repeat runs are identical; misuse fails with the right status and message
- * and leaves the output untouched.
+ * sizes, for thresholds 0..255 edges; the CPU task array on contexts of 1,
+ * 2, 3 and 5 threads, repeat runs identical; misuse fails with the right
+ * status and message and leaves the output untouched.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -145,27 +145,22 @@ static void expect_same(const uint8_t *want, const uint8_t *got, int64_t h, int6
   }
 }
 
-/* The algorithms of each backend (AUTO included). */
+/* The algorithms of CPU_REF (AUTO included). */
 static const skss_halftone_algorithm REF_ALGS[] = {SKSS_HALFTONE_ALGORITHM_AUTO, SKSS_HALFTONE_ALGORITHM_ED, SKSS_HALFTONE_ALGORITHM_EC,
                                                    SKSS_HALFTONE_ALGORITHM_ED_RC, SKSS_HALFTONE_ALGORITHM_EC_RC};
-static const skss_halftone_algorithm CPU_ALGS[] = {SKSS_HALFTONE_ALGORITHM_AUTO,  SKSS_HALFTONE_ALGORITHM_ED,
-                                                   SKSS_HALFTONE_ALGORITHM_EC,    SKSS_HALFTONE_ALGORITHM_ED_RC,
-                                                   SKSS_HALFTONE_ALGORITHM_EC_RC, SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU};
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-/* Every algorithm of ctx, both output kinds, against `want` (bytes). */
+/* Every algorithm of CPU_REF (ctx), both output kinds, against `want` (bytes). */
 static void check_all_algorithms(skss_ctx *ctx, const uint8_t *want, const uint8_t *in, size_t in_pitch,
                                  int64_t h, int64_t w, skss_dither_kernel kernel, int threshold,
                                  bool pitched) {
-  bool cpu = skss_ctx_backend(ctx) == SKSS_BACKEND_CPU;
   uint8_t *want_bits = malloc((size_t)(h * ((w + 7) / 8)) + 1);
   assert_non_null(want_bits);
   pack_bits(want, h, w, want_bits);
-  int n = cpu ? COUNT(CPU_ALGS) : COUNT(REF_ALGS);
-  for (int a = 0; a < n; a++) {
+  for (int a = 0; a < COUNT(REF_ALGS); a++) {
     for (int output = 0; output < 2; output++) {
-      run_opts o = {kernel, threshold, (skss_halftone_output)output, cpu ? CPU_ALGS[a] : REF_ALGS[a],
-                    pitched, pitched ? 5 : 0};
+      run_opts o = {kernel, threshold, (skss_halftone_output)output, REF_ALGS[a], pitched,
+                    pitched ? 5 : 0};
       uint8_t *got = run(ctx, &o, in, in_pitch, h, w);
       expect_same(output ? want_bits : want, got, h, out_row_bytes(o.output, w), "vs reference", &o, ctx);
       free(got);
@@ -246,12 +241,12 @@ static void test_kernel_table(void **state) {
   assert_int_equal(skss_dither_kernel_get_info(SKSS_DITHER_KERNEL_STUCKI, NULL), SKSS_ERR_INVALID_ARG);
 }
 
-/* The oracle against CPU_REF ED and every algorithm, every threshold edge. */
+/* The oracle against every algorithm of CPU_REF, every threshold edge. */
 static void test_thresholds(void **state) {
   (void)state;
   static const int thresholds[] = {0, 1, 127, 128, 254, 255};
   static const int64_t sizes[][2] = {{33, 31}, {7, 130}, {61, 9}};
-  skss_ctx *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1), *cpu = tu_ctx(SKSS_BACKEND_CPU, 3);
+  skss_ctx *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
   tu_rng rng;
   tu_rng_init(&rng, tu_seed() + 1);
   for (int s = 0; s < COUNT(sizes); s++) {
@@ -264,7 +259,6 @@ static void test_thresholds(void **state) {
         for (int t = 0; t < COUNT(thresholds); t++) {
           oracle(img, (size_t)w + 3, h, w, (skss_dither_kernel)k, thresholds[t], want);
           check_all_algorithms(ref, want, img, (size_t)w + 3, h, w, (skss_dither_kernel)k, thresholds[t], true);
-          check_all_algorithms(cpu, want, img, (size_t)w + 3, h, w, (skss_dither_kernel)k, thresholds[t], true);
         }
       }
       free(want);
@@ -272,7 +266,6 @@ static void test_thresholds(void **state) {
     }
   }
   skss_ctx_destroy(ref);
-  skss_ctx_destroy(cpu);
 }
 
 /* T = 255: nothing is white; T = 0 on a black image: nothing is white. */
@@ -294,13 +287,13 @@ static void test_threshold_extremes(void **state) {
   skss_ctx_destroy(cpu);
 }
 
-/* The size matrix: every algorithm x kernel x output kind against CPU_REF ED
- * (checked itself against the oracle), pitched and packed. */
+/* The size matrix: every algorithm of CPU_REF x kernel x output kind
+ * against its ED (checked itself against the oracle), pitched and packed. */
 static void test_sizes(void **state) {
   (void)state;
   static const int64_t sizes[][2] = {{1, 1},    {1, 1021}, {1021, 1}, {33, 31}, {2, 2},
                                      {3, 5},    {1000, 777}, {4099, 17}, {17, 4099}};
-  skss_ctx *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1), *cpu = tu_ctx(SKSS_BACKEND_CPU, 3);
+  skss_ctx *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
   tu_rng rng;
   tu_rng_init(&rng, tu_seed() + 2);
   for (int s = 0; s < COUNT(sizes); s++) {
@@ -316,7 +309,6 @@ static void test_sizes(void **state) {
         expect_same(want, ed, h, w, IMAGE_NAMES[kind], &o, ref);
         bool pitched = (k + s) % 2 == 0;
         check_all_algorithms(ref, ed, img, (size_t)w + 3, h, w, (skss_dither_kernel)k, 128, pitched);
-        check_all_algorithms(cpu, ed, img, (size_t)w + 3, h, w, (skss_dither_kernel)k, 128, pitched);
         free(ed);
       }
       free(want);
@@ -324,7 +316,6 @@ static void test_sizes(void **state) {
     }
   }
   skss_ctx_destroy(ref);
-  skss_ctx_destroy(cpu);
 }
 
 /* The task array on 1, 2, 3 and 5 threads, many more rows than threads,

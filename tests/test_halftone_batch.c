@@ -1,13 +1,13 @@
 /*
  * test_halftone_batch.c — the batch fields of skss_halftone_desc (images,
- * in_image_stride, out_image_stride) on the CPU backends: a batch gives
- * each image's bytes of a single-image call (errors never cross images),
+ * in_image_stride, out_image_stride) on the CPU backends: a CPU_REF batch
+ * gives each image's bytes of a single-image call (errors never cross
+ * images; test_backends.c runs every other backend's batches against it),
  * padding between rows and images stays untouched, packed strides default
  * to height * pitch, a desc of the size before the batch fields means one
  * image, and every misuse (negative count or stride, a stride shorter than
  * an image, an extent past size_t, overlap across the batch) fails with a
- * clear message and leaves the outputs alone. The CUDA backend's batches are
- * in tests/cuda/test_cuda_halftone.c.
+ * clear message and leaves the outputs alone.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -58,7 +58,7 @@ static void check_batch(skss_ctx *ctx, skss_ctx *ref, tu_rng *r, int64_t h, int6
 
 static void test_batch_matches_single_images(void **state) {
   (void)state;
-  skss_ctx *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1), *cpu = tu_ctx(SKSS_BACKEND_CPU, 3);
+  skss_ctx *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
   tu_rng r;
   tu_rng_init(&r, tu_seed());
   const int64_t shapes[][3] = {{1, 1, 1}, {1, 77, 4}, {77, 1, 3}, {33, 31, 5}, {40, 70, 2}};
@@ -67,11 +67,10 @@ static void test_batch_matches_single_images(void **state) {
       const skss_halftone_output o = (skss_halftone_output)((s + (size_t)k) % 2);
       check_batch(ref, ref, &r, shapes[s][0], shapes[s][1], shapes[s][2], o, (skss_dither_kernel)k,
                   SKSS_HALFTONE_ALGORITHM_EC_RC);
-      check_batch(cpu, ref, &r, shapes[s][0], shapes[s][1], shapes[s][2], o, (skss_dither_kernel)k,
-                  SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU);
+      check_batch(ref, ref, &r, shapes[s][0], shapes[s][1], shapes[s][2], o, (skss_dither_kernel)k,
+                  SKSS_HALFTONE_ALGORITHM_AUTO);
     }
   skss_ctx_destroy(ref);
-  skss_ctx_destroy(cpu);
 }
 
 /* Strides of 0 mean packed images; 0 images means one. */
