@@ -8,8 +8,10 @@
  * text in both formats; and bad input of every kind (truncation, wrong
  * magic, zero/negative/huge sizes, overflowing and NaN-like numbers,
  * trailing data), which must give -1, a one-line message and zeroed output.
- * Failed writes must leave an existing target untouched and no temporary
- * file behind.
+ * The pixel limit on decoded images, the out-of-memory code, and staged
+ * writes of several outputs (all or none replace their targets; signal
+ * cleanup removes the temporary files; names up to NAME_MAX). Failed writes
+ * must leave an existing target untouched and no temporary file behind.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,10 +83,12 @@ static void expect_image_zeroed(const skss_image *img) {
   assert_int_equal(img->height, 0);
 }
 
+/* Decodes with the largest pixel limit, so that headers meet the size and
+ * truncation checks rather than the default limit (test_pixel_limit). */
 static int decode_text(const char *text, size_t n, skss_image *img, char *err) {
   memset(img, 0xA5, sizeof *img);
   err[0] = '\0';
-  return skss_image_decode((const uint8_t *)text, n, img, err);
+  return skss_image_decode_limited((const uint8_t *)text, n, SKSS_IO_MAX_PIXELS, img, err);
 }
 
 static void write_bytes(const char *path, const void *data, size_t n) {
@@ -381,6 +386,98 @@ static void test_png_forged_headers(void **state) {
     expect_failure(rc, err, cases[i].want, "forged PNG");
     expect_image_zeroed(&img);
   }
+}
+
+/* A too-large image: SKSS_IO_ERR_TOO_LARGE, a message naming the limit, zeroed output. */
+static void expect_too_large(const uint8_t *data, size_t n, int64_t limit, const char *what) {
+  skss_image img;
+  char err[SKSS_IO_ERRLEN] = "";
+  memset(&img, 0xA5, sizeof img);
+  int rc = limit ? skss_image_decode_limited(data, n, limit, &img, err) : skss_image_decode(data, n, &img, err);
+  char want[64];
+  snprintf(want, sizeof want, "exceeds the limit of %lld pixels",
+           (long long)(limit ? limit : SKSS_IO_DEFAULT_MAX_PIXELS));
+  if (rc != SKSS_IO_ERR_TOO_LARGE || strstr(err, want) == NULL || strchr(err, '\n') != NULL)
+    TU_FAIL("%s: rc %d, message '%s'\n", what, rc, err);
+  expect_image_zeroed(&img);
+}
+
+static void test_pixel_limit(void **state) {
+  (void)state;
+  uint8_t buf[128];
+  /* A 1-bit 32768 x 32768 PNG header (2^30 pixels): refused by default from the header. */
+  size_t n = forged_png(buf, 32768, 32768, 1, 0);
+  expect_too_large(buf, n, 0, "PNG of 2^30 pixels");
+  expect_too_large(buf, n, 1000, "PNG, limit 1000");
+  static const char over[] = "P5 16385 16384 255\nab", at[] = "P5 16384 16384 255\nab";
+  expect_too_large((const uint8_t *)over, sizeof over - 1, 0, "PGM of 2^28 + 16384 pixels");
+  skss_image img;
+  char err[SKSS_IO_ERRLEN];
+  /* exactly 2^28 pixels pass the limit and reach the truncation check */
+  expect_failure(skss_image_decode((const uint8_t *)at, sizeof at - 1, &img, err), err, "truncated", "2^28 pixels");
+  static const char small[] = "P5 3 2 255\nabcdef";
+  assert_int_equal(skss_image_decode_limited((const uint8_t *)small, sizeof small - 1, 6, &img, err), 0);
+  assert_int_equal(img.width * img.height, 6);
+  skss_image_free(&img);
+  expect_too_large((const uint8_t *)small, sizeof small - 1, 5, "PGM of 6 pixels, limit 5");
+  expect_failure(skss_image_decode_limited((const uint8_t *)small, sizeof small - 1, 0, &img, err), err,
+                 "max_pixels", "limit 0");
+  expect_failure(skss_image_decode_limited((const uint8_t *)small, sizeof small - 1, SKSS_IO_MAX_PIXELS + 1, &img,
+                                           err),
+                 err, "max_pixels", "limit above SKSS_IO_MAX_PIXELS");
+  expect_image_zeroed(&img);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define IO_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define IO_TEST_ASAN 1
+#endif
+#endif
+#ifndef IO_TEST_ASAN
+#define IO_TEST_ASAN 0
+#endif
+
+/* The address space this process uses now, in bytes (from /proc). */
+static long long address_space_bytes(void) {
+  FILE *f = fopen("/proc/self/statm", "r");
+  long long pages = -1;
+  if (f == NULL || fscanf(f, "%lld", &pages) != 1) pages = -1;
+  if (f != NULL) fclose(f);
+  return pages < 0 ? -1 : pages * sysconf(_SC_PAGESIZE);
+}
+
+static void test_out_of_memory_code(void **state) {
+  (void)state;
+#if IO_TEST_ASAN
+  skip(); /* ASan reserves terabytes of address space: RLIMIT_AS cannot be used */
+#endif
+  /* A valid .npy of 64 MiB of bytes whose copy cannot be allocated under RLIMIT_AS. */
+  const size_t data_bytes = (size_t)64 << 20;
+  static const char header[] = "{'descr': '|u1', 'fortran_order': False, 'shape': (67108864,), }";
+  size_t dict = sizeof header - 1, pad = 64 - (10 + dict + 1) % 64, head = 10 + dict + pad + 1;
+  uint8_t *file = calloc(head + data_bytes, 1);
+  assert_non_null(file);
+  memcpy(file, "\x93NUMPY\x01\x00", 8);
+  file[8] = (uint8_t)((head - 10) & 0xff);
+  file[9] = (uint8_t)((head - 10) >> 8);
+  memcpy(file + 10, header, dict);
+  memset(file + 10 + dict, ' ', pad);
+  file[head - 1] = '\n';
+  long long used = address_space_bytes();
+  struct rlimit old;
+  assert_true(used > 0 && getrlimit(RLIMIT_AS, &old) == 0);
+  struct rlimit tight = {(rlim_t)used + (16 << 20), old.rlim_max};
+  assert_int_equal(setrlimit(RLIMIT_AS, &tight), 0);
+  skss_npy arr;
+  char err[SKSS_IO_ERRLEN] = "";
+  int rc = skss_npy_decode(file, head + data_bytes, &arr, err);
+  assert_int_equal(setrlimit(RLIMIT_AS, &old), 0);
+  free(file);
+  if (rc != SKSS_IO_ERR_NOMEM || strstr(err, "out of memory") == NULL)
+    TU_FAIL("npy decode under RLIMIT_AS: rc %d, message '%s'\n", rc, err);
+  assert_null(arr.data);
 }
 
 /* ---- PGM / PBM variants ---------------------------------------------------------- */
@@ -853,6 +950,78 @@ static void test_successful_writes_replace_atomically(void **state) {
   assert_int_equal(count_temp_files(state), 0);
 }
 
+static void expect_file(void **state, const char *name, const char *content) {
+  char path[512];
+  expect_unchanged(in_dir(state, name, path, sizeof path), content);
+}
+
+static void test_staged_writes(void **state) {
+  char a[512], b[512], dir[512], err[SKSS_IO_ERRLEN];
+  static const uint8_t px[4] = {1, 2, 3, 4};
+  static const int64_t shape[1] = {4};
+  in_dir(state, "stage_a.npy", a, sizeof a);
+  in_dir(state, "stage_b.pgm", b, sizeof b);
+  write_bytes(a, "OLD A", 5);
+  write_bytes(b, "OLD B", 5);
+  /* Both staged: the targets change only at commit. */
+  skss_io_stage_begin();
+  assert_int_equal(skss_npy_write(a, SKSS_DTYPE_U8, 1, shape, px, err), 0);
+  assert_int_equal(skss_image_write(b, SKSS_IMAGE_PGM, px, 2, 2, err), 0);
+  expect_file(state, "stage_a.npy", "OLD A");
+  expect_file(state, "stage_b.pgm", "OLD B");
+  assert_int_equal(count_temp_files(state), 2);
+  assert_int_equal(skss_io_stage_commit(err), 0);
+  expect_file(state, "stage_b.pgm", "P5\n2 2\n255\n\x01\x02\x03\x04");
+  assert_int_equal(count_temp_files(state), 0);
+  /* The second output fails: abort leaves the first target as it was. */
+  write_bytes(a, "OLD A", 5);
+  in_dir(state, "stage_dir.npy", dir, sizeof dir);
+  assert_int_equal(mkdir(dir, 0755), 0);
+  skss_io_stage_begin();
+  assert_int_equal(skss_npy_write(a, SKSS_DTYPE_U8, 1, shape, px, err), 0);
+  expect_failure(skss_npy_write(dir, SKSS_DTYPE_U8, 1, shape, px, err), err, "is a directory", "staged onto a dir");
+  skss_io_stage_abort();
+  expect_file(state, "stage_a.npy", "OLD A");
+  assert_int_equal(count_temp_files(state), 0);
+  /* What a signal handler does: every temporary file goes, no target changes. */
+  skss_io_stage_begin();
+  assert_int_equal(skss_npy_write(a, SKSS_DTYPE_U8, 1, shape, px, err), 0);
+  assert_int_equal(count_temp_files(state), 1);
+  skss_io_remove_temporaries();
+  assert_int_equal(count_temp_files(state), 0);
+  skss_io_stage_abort();
+  expect_file(state, "stage_a.npy", "OLD A");
+  /* At most SKSS_IO_MAX_STAGED outputs. */
+  skss_io_stage_begin();
+  for (int k = 0; k < SKSS_IO_MAX_STAGED; ++k) assert_int_equal(skss_npy_write(a, SKSS_DTYPE_U8, 1, shape, px, err), 0);
+  expect_failure(skss_npy_write(a, SKSS_DTYPE_U8, 1, shape, px, err), err, "staged outputs", "too many staged");
+  skss_io_stage_abort();
+  expect_file(state, "stage_a.npy", "OLD A");
+  assert_int_equal(count_temp_files(state), 0);
+}
+
+static void test_long_names(void **state) {
+  char name[300], path[600], err[SKSS_IO_ERRLEN];
+  static const uint8_t px[1] = {7};
+  memset(name, 'n', 255);
+  name[255] = '\0';
+  memcpy(name + 251, ".pgm", 4);
+  in_dir(state, name, path, sizeof path);
+  if (skss_image_write(path, SKSS_IMAGE_PGM, px, 1, 1, err) != 0) TU_FAIL("a NAME_MAX name: %s\n", err);
+  assert_int_equal(access(path, F_OK), 0);
+  memset(name, 'm', 256);
+  name[256] = '\0';
+  in_dir(state, name, path, sizeof path);
+  expect_failure(skss_image_write(path, SKSS_IMAGE_PGM, px, 1, 1, err), err, "longer than", "256-byte name");
+  assert_int_equal(count_temp_files(state), 0);
+  /* A message about a 4000-byte path keeps its reason. */
+  char deep[4200] = "";
+  for (int k = 0; k < 20; ++k) strcat(deep, "/ddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd");
+  strcat(deep, "/x.pgm");
+  expect_failure(skss_image_write(deep, SKSS_IMAGE_PGM, px, 1, 1, err), err, "No such file or directory",
+                 "a long path keeps the reason");
+}
+
 /* Runs fn with file descriptor `fd` (0 or 1) redirected to `path`. */
 static void with_fd_redirected(int fd, const char *path, int flags, void (*fn)(void *), void *arg) {
   fflush(stdout);
@@ -957,6 +1126,8 @@ int main(void) {
       cmocka_unit_test(test_png_every_colour_type),
       cmocka_unit_test(test_png_truncated_and_corrupt),
       cmocka_unit_test(test_png_forged_headers),
+      cmocka_unit_test(test_pixel_limit),
+      cmocka_unit_test(test_out_of_memory_code),
       cmocka_unit_test(test_pnm_variants),
       cmocka_unit_test(test_pnm_bad_input),
       cmocka_unit_test(test_npy_roundtrip),
@@ -968,6 +1139,8 @@ int main(void) {
       cmocka_unit_test(test_read_file_limits),
       cmocka_unit_test(test_failed_writes_leave_target),
       cmocka_unit_test(test_successful_writes_replace_atomically),
+      cmocka_unit_test(test_staged_writes),
+      cmocka_unit_test(test_long_names),
       cmocka_unit_test(test_stdin_and_stdout),
       cmocka_unit_test(test_format_from_path),
       cmocka_unit_test(test_api_misuse),

@@ -1084,6 +1084,27 @@ def limits(t):
         expect_error(t, "max-memory " + bad, ["knapsack", "--max-memory", bad, bundled], EX_USAGE)
 
 
+def out_of_memory(t):
+    """Memory that runs out while reading an input exits 71 (EX_OSERR)."""
+    import resource
+    big = t.path("h.npy")
+    np.save(big, np.zeros((10000, 10000), np.uint8))  # 100 MB
+
+    def limit_address_space():
+        resource.setrlimit(resource.RLIMIT_AS, (80 << 20, 80 << 20))
+
+    write_instance(t.path("k.txt"), SMALL_ITEMS, SMALL_CAPACITY)
+    for args in (["sat", big, t.path("m.npy")], ["compact", "--nonzero", big, t.path("m.npy")],
+                 ["compact", "--nonzero", "-", t.path("m.npy")], ["halftone", big, t.path("m.pbm")],
+                 ["knapsack", big], ["compact", "--mask", big, t.path("i32.npy"), t.path("m.npy")]):
+        with open(big, "rb") as f:
+            p = subprocess.run([t.skss] + args, stdin=f, capture_output=True, preexec_fn=limit_address_space,
+                               timeout=60)
+        lines = p.stderr.decode(errors="replace").split("\n")
+        t.check(p.returncode == EX_OSERR and len(lines) == 2 and "out of memory" in lines[0],
+                "skss %s under an 80 MB address space: exit %d, %r" % (" ".join(args), p.returncode, p.stderr))
+
+
 def group_outputs(t):
     inputs(t)
     bad_inputs(t)
@@ -1091,6 +1112,7 @@ def group_outputs(t):
     stdout_errors(t)
     interrupted(t)
     limits(t)
+    out_of_memory(t)
     # An overflowing float literal is +-inf (as NumPy reads it), an underflowing one 0.
     np.save(t.path("f.npy"), np.array([1.0, -np.inf, np.inf, 0.0, 1e-300]))
     for x, want in (("1e309", [1.0, -np.inf, 0.0, 1e-300]), ("-1e309", []), ("1e-400", [1.0, np.inf, 1e-300])):

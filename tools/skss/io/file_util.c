@@ -201,7 +201,7 @@ static int skss__io_dir_of(const char *path, char *dir, size_t cap) {
  * the signal handler, so set only once the name is complete and cleared
  * before the file is renamed), and, when staged, the target it replaces. */
 #define SKSS__IO_PATH_MAX 4096
-#define SKSS__IO_TEMP_SLOTS (SKSS_IO_MAX_STAGED + 1)
+#define SKSS__IO_TEMP_SLOTS SKSS_IO_MAX_STAGED
 typedef struct skss__io_temp {
   char path[SKSS__IO_PATH_MAX + 32];
   char dir[SKSS__IO_PATH_MAX];
