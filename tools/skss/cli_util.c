@@ -304,6 +304,10 @@ void cli_json_run(cli_json *j, const cli_cmd *c, const skss_ctx *ctx, double ms)
 
 int cli_io_exit_code(int io_rc, int otherwise) { return io_rc == SKSS_IO_ERR_NOMEM ? EX_OSERR : otherwise; }
 
+int cli_write_exit_code(int io_rc, const char *path) {
+  return cli_io_exit_code(io_rc, strcmp(path, "-") == 0 ? EX_IOERR : EX_CANTCREAT);
+}
+
 int cli_read_input(const cli_cmd *c, const char *path, uint8_t **data, size_t *size) {
   char err[SKSS_IO_ERRLEN];
   int rc = skss_read_file(path, (size_t)SKSS_IO_MAX_FILE_BYTES, data, size, err);
@@ -407,7 +411,7 @@ int cli_image_op(const cli_cmd *c, skss_ctx *ctx, const char *in_path, const cha
   if (st != SKSS_OK)
     rc = cli_fail_status(c, ctx, st);
   else if ((io_rc = skss_image_write(out_path, fmt, out, img->width, img->height, err)) != 0)
-    rc = cli_fail(c, cli_io_exit_code(io_rc, EX_CANTCREAT), "%s: %s", out_path, err);
+    rc = cli_fail(c, cli_write_exit_code(io_rc, out_path), "%s: %s", out_path, err);
   free(out);
   return rc;
 }
@@ -443,7 +447,7 @@ int cli_write_npy_outputs(const cli_cmd *c, const cli_npy_output *outs, int coun
     int rc = skss_npy_write(outs[k].path, outs[k].dtype, outs[k].ndim, outs[k].shape, outs[k].data, err);
     if (rc != 0) {
       skss_io_stage_abort();
-      return cli_fail(c, cli_io_exit_code(rc, EX_CANTCREAT), "%s: %s", outs[k].path, err);
+      return cli_fail(c, cli_write_exit_code(rc, outs[k].path), "%s: %s", outs[k].path, err);
     }
   }
   if (skss_io_stage_commit(err) != 0) return cli_fail(c, EX_CANTCREAT, "%s", err);

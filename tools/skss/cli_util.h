@@ -114,6 +114,9 @@ int cli_read_input(const cli_cmd *c, const char *path, uint8_t **data, size_t *s
 /* Maps a skss_io failure code (SKSS_IO_ERR_*) to an exit code: EX_OSERR for
  * memory, `otherwise` for the rest. */
 int cli_io_exit_code(int io_rc, int otherwise);
+/* The same for a failed write of output `path`: EX_IOERR for "-" (stdout),
+ * else EX_CANTCREAT. */
+int cli_write_exit_code(int io_rc, const char *path);
 /* Decodes an image already read from `path` with the --max-pixels limit:
  * EX_DATAERR or EX_OSERR on failure. */
 int cli_decode_image(const cli_cmd *c, const char *path, const uint8_t *data, size_t size, skss_image *img);
