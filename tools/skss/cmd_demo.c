@@ -9,6 +9,7 @@
  * timed warm: one checked call, then the median of several (bench.h's
  * timing); CUDA rows once on device buffers (CUDA events), once end to end.
  */
+#include <cJSON.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -16,8 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cJSON.h>
 
 #include "bench.h"
 #include "cli_util.h"
@@ -107,9 +106,12 @@ static size_t sat_bytes(const demo *d) { return image_bytes(d) * sizeof(uint32_t
 static size_t knapsack_bytes(const demo *d) { return sizeof(int64_t) + (size_t)d->knap.n; }
 
 /* The count, then the kept pixels (n bytes), then their indices (n int64). */
-static size_t compact_bytes(const demo *d) { return sizeof(int64_t) + image_bytes(d) * (1 + sizeof(int64_t)); }
+static size_t compact_bytes(const demo *d) {
+  return sizeof(int64_t) + image_bytes(d) * (1 + sizeof(int64_t));
+}
 
-static skss_status call_halftone(const demo *d, skss_ctx *ctx, const demo_step *s, const void *in, void *out) {
+static skss_status call_halftone(const demo *d, skss_ctx *ctx, const demo_step *s, const void *in,
+                                 void *out) {
   skss_halftone_desc desc = SKSS_HALFTONE_DESC_INIT;
   desc.height = d->img.height;
   desc.width = d->img.width;
@@ -117,7 +119,8 @@ static skss_status call_halftone(const demo *d, skss_ctx *ctx, const demo_step *
   return skss_halftone(ctx, &desc, in, out);
 }
 
-static skss_status call_boxfilter(const demo *d, skss_ctx *ctx, const demo_step *s, const void *in, void *out) {
+static skss_status call_boxfilter(const demo *d, skss_ctx *ctx, const demo_step *s, const void *in,
+                                  void *out) {
   (void)s;
   skss_boxfilter_desc desc = SKSS_BOXFILTER_DESC_INIT;
   desc.height = d->img.height;
@@ -146,7 +149,8 @@ static skss_status call_compact(const demo *d, skss_ctx *ctx, const demo_step *s
   return skss_compact(ctx, &desc, in, bytes + sizeof(int64_t), indices, (int64_t *)out);
 }
 
-static skss_status call_knapsack(const demo *d, skss_ctx *ctx, const demo_step *s, const void *in, void *out) {
+static skss_status call_knapsack(const demo *d, skss_ctx *ctx, const demo_step *s, const void *in,
+                                 void *out) {
   (void)s;
   (void)in;
   const skss_knapsack_instance *k = &d->knap;
@@ -230,7 +234,8 @@ static const demo_step STEPS[] = {
      SKSS_DTYPE_U8, image_bytes, call_halftone, summarize_image, write_bilevel},
     {"boxfilter", SKSS_OP_SAT, "astronaut_box8.png", 0, SKSS_DTYPE_U8, image_bytes, call_boxfilter,
      summarize_boxfilter, write_gray},
-    {"sat", SKSS_OP_SAT, "astronaut_sat.npy", 0, SKSS_DTYPE_U32, sat_bytes, call_sat, summarize_sat, write_sat},
+    {"sat", SKSS_OP_SAT, "astronaut_sat.npy", 0, SKSS_DTYPE_U32, sat_bytes, call_sat, summarize_sat,
+     write_sat},
     {"compact", SKSS_OP_COMPACT, NULL, 0, 0, compact_bytes, call_compact, summarize_compact, NULL},
     {"knapsack", SKSS_OP_KNAPSACK, "knapsack_sc_1000_solution.txt", 0, 0, knapsack_bytes, call_knapsack,
      summarize_knapsack, write_solution},
@@ -278,8 +283,8 @@ static int find_data_dir(demo *d) {
       (installed_data_dir(installed, sizeof installed) && use_data_dir(d, installed)) ||
       use_data_dir(d, "data"))
     return EX_OK;
-  return cli_fail(&d->cmd, EX_NOINPUT,
-                  "cannot find the bundled %s: give --data DIR or set SKSS_DATA_DIR", DEMO_IMAGE);
+  return cli_fail(&d->cmd, EX_NOINPUT, "cannot find the bundled %s: give --data DIR or set SKSS_DATA_DIR",
+                  DEMO_IMAGE);
 }
 
 static int load_inputs(demo *d) {
@@ -313,7 +318,8 @@ static int new_context(demo *d, skss_backend backend, int threads, void *stream,
   desc.cuda_stream = stream;
   skss_status st = skss_ctx_create(&desc, ctx);
   if (st != SKSS_OK)
-    return cli_fail(&d->cmd, st == SKSS_ERR_UNSUPPORTED || st == SKSS_ERR_NO_DEVICE ? EX_UNAVAILABLE : EX_SOFTWARE,
+    return cli_fail(&d->cmd,
+                    st == SKSS_ERR_UNSUPPORTED || st == SKSS_ERR_NO_DEVICE ? EX_UNAVAILABLE : EX_SOFTWARE,
                     "cannot create a %s context: %s", skss_backend_name(backend), skss_ctx_last_error(NULL));
   d->ctxs[d->n_ctxs++] = *ctx;
   return EX_OK;
@@ -333,7 +339,8 @@ static int make_lanes(demo *d) {
   int rc = cli_option_i64(&d->cmd, "--threads", d->cmd.threads, 0, 1024, &threads);
   if (rc != EX_OK) return rc;
   if (d->cmd.backend != NULL && skss_backend_from_name(d->cmd.backend, &only) != SKSS_OK)
-    return cli_fail(&d->cmd, EX_USAGE, "unknown backend '%s' (known: auto, cpu-ref, cpu, cuda)", d->cmd.backend);
+    return cli_fail(&d->cmd, EX_USAGE, "unknown backend '%s' (known: auto, cpu-ref, cpu, cuda)",
+                    d->cmd.backend);
   int want_cpu = d->cmd.backend == NULL || only == SKSS_BACKEND_CPU;
   int want_gpu = d->cmd.backend == NULL ? skss_backend_available(SKSS_BACKEND_CUDA)
                                         : only == SKSS_BACKEND_CUDA || only == SKSS_BACKEND_AUTO;
@@ -350,7 +357,8 @@ static int make_lanes(demo *d) {
   if (skss_backend_available(SKSS_BACKEND_CUDA) && bench_gpu_open(&d->gpu, err) != 0)
     return cli_fail(&d->cmd, EX_UNAVAILABLE, "cannot open the CUDA device: %s", err);
   void *stream = d->gpu != NULL ? bench_gpu_stream(d->gpu) : NULL;
-  if ((rc = new_context(d, only == SKSS_BACKEND_CUDA ? only : SKSS_BACKEND_AUTO, (int)threads, stream, &ctx)) != EX_OK)
+  if ((rc = new_context(d, only == SKSS_BACKEND_CUDA ? only : SKSS_BACKEND_AUTO, (int)threads, stream,
+                        &ctx)) != EX_OK)
     return rc;
   if (skss_ctx_backend(ctx) == SKSS_BACKEND_CUDA) add_lane(d, ctx, 1);
   add_lane(d, ctx, 0);
@@ -362,7 +370,8 @@ static int make_lanes(demo *d) {
 typedef struct demo_row {
   char backend[48]; /* as it ran: "cuda, device data", "cpu (no cuda kernel yet)" */
   const char *ran;  /* backend name; NULL: no backend of the lane has the step */
-  int threads;
+  int threads;      /* CPU threads that ran it; 0 on cuda */
+  int device_data;  /* timed on device buffers */
   double ms;        /* median */
   int runs;
 } demo_row;
@@ -390,6 +399,7 @@ static void label_row(const demo_lane *lane, skss_backend ran, demo_row *row) {
   const char *plural = threads == 1 ? "" : "s";
   row->ran = ran == SKSS_BACKEND_AUTO ? NULL : skss_backend_name(ran);
   row->threads = ran == SKSS_BACKEND_CUDA || ran == SKSS_BACKEND_AUTO ? 0 : threads;
+  row->device_data = lane->device_data;
   if (ran == SKSS_BACKEND_AUTO)
     snprintf(row->backend, sizeof row->backend, "%s (no kernel yet)", skss_backend_name(main));
   else if (ran == SKSS_BACKEND_CUDA)
@@ -442,7 +452,8 @@ static int synchronize(demo *d, skss_ctx *ctx) {
 
 /* A device row: the image and the cpu-ref result on the device, the output
  * poisoned, one checked call, then the timed runs (CUDA events). */
-static int run_device_row(demo *d, const demo_lane *lane, const demo_step *s, const void *first, demo_row *row) {
+static int run_device_row(demo *d, const demo_lane *lane, const demo_step *s, const void *first,
+                          demo_row *row) {
   size_t in_bytes = image_bytes(d), bytes = s->out_bytes(d);
   char err[BENCH_ERRLEN];
   void *in = bench_gpu_alloc(in_bytes, err), *out = NULL, *ref = NULL;
@@ -459,16 +470,20 @@ static int run_device_row(demo *d, const demo_lane *lane, const demo_step *s, co
   if (rc == EX_OK) {
     int64_t h = d->img.height, w = d->img.width;
     const bench_tolerance exact = {0, 0, 0};
-    int same = s->device_out == SKSS_DTYPE_U8 ? bench_gpu_check_bytes(d->gpu, out, ref, h, w, err)
-                                              : bench_gpu_check(d->gpu, s->device_out, out, ref, h, w, &exact, err);
-    if (same != 0) rc = cli_fail(&d->cmd, EX_SOFTWARE, "%s on %s differs from cpu-ref: %s", s->label, row->backend, err);
+    int same = s->device_out == SKSS_DTYPE_U8
+                   ? bench_gpu_check_bytes(d->gpu, out, ref, h, w, err)
+                   : bench_gpu_check(d->gpu, s->device_out, out, ref, h, w, &exact, err);
+    if (same != 0)
+      rc = cli_fail(&d->cmd, EX_SOFTWARE, "%s on %s differs from cpu-ref: %s", s->label, row->backend, err);
   }
   bench_stats t;
   bench_plan plan = row_plan(d);
   if (rc == EX_OK) {
     int measured = bench_gpu_measure(d->gpu, call_body, &c, &plan, &t, err);
-    if (measured < 0) rc = gpu_error(d, err);
-    else if (measured > 0) rc = cli_fail_status(&d->cmd, lane->ctx, c.status);
+    if (measured < 0)
+      rc = gpu_error(d, err);
+    else if (measured > 0)
+      rc = cli_fail_status(&d->cmd, lane->ctx, c.status);
   }
   if (rc == EX_OK) rc = synchronize(d, lane->ctx);
   if (rc == EX_OK) {
@@ -501,8 +516,10 @@ static void print_row(demo *d, const demo_step *s, const demo_row *row, double r
       return;
     }
     json_check(d, cJSON_AddStringToObject(r, "backend", row->backend));
-    json_check(d, row->ran != NULL ? cJSON_AddStringToObject(r, "ran_on", row->ran) : cJSON_AddNullToObject(r, "ran_on"));
+    json_check(d, row->ran != NULL ? cJSON_AddStringToObject(r, "ran_on", row->ran)
+                                   : cJSON_AddNullToObject(r, "ran_on"));
     json_check(d, cJSON_AddNumberToObject(r, "threads", row->threads));
+    json_check(d, cJSON_AddStringToObject(r, "data", row->device_data ? "device" : "host"));
     if (row->ran == NULL) {
       json_check(d, cJSON_AddNullToObject(r, "time_ms"));
       json_check(d, cJSON_AddNullToObject(r, "speedup_vs_cpu_ref"));
@@ -545,7 +562,8 @@ static int run_step(demo *d, const demo_step *s, cJSON *json_steps, char *result
     demo_row row = {0};
     label_row(lane, ran, &row);
     if (row.ran != NULL)
-      rc = lane->device_data ? run_device_row(d, lane, s, first, &row) : run_host_row(d, lane, s, &first, &row);
+      rc = lane->device_data ? run_device_row(d, lane, s, first, &row)
+                             : run_host_row(d, lane, s, &first, &row);
     if (rc != EX_OK) break;
     if (l == 0) ref_ms = row.ms;
     print_row(d, s, &row, ref_ms, json_rows);
@@ -555,12 +573,14 @@ static int run_step(demo *d, const demo_step *s, cJSON *json_steps, char *result
     s->summarize(d, first, summary, sizeof summary);
     path[0] = '\0';
     if (s->file != NULL) snprintf(path, sizeof path, "%s/%s", d->out_dir, s->file);
-    if (s->file != NULL && s->write(d, first, path, err) != 0) rc = cli_fail(&d->cmd, EX_CANTCREAT, "%s", err);
+    if (s->file != NULL && s->write(d, first, path, err) != 0)
+      rc = cli_fail(&d->cmd, EX_CANTCREAT, "%s", err);
     snprintf(result_line, size, "  %-13s %s%s%s", s->label, summary, path[0] ? " -> " : "", path);
     if (json_steps != NULL) {
       cJSON *step = cJSON_GetArrayItem(json_steps, cJSON_GetArraySize(json_steps) - 1);
       json_check(d, cJSON_AddStringToObject(step, "summary", summary));
-      json_check(d, path[0] ? cJSON_AddStringToObject(step, "output", path) : cJSON_AddNullToObject(step, "output"));
+      json_check(
+          d, path[0] ? cJSON_AddStringToObject(step, "output", path) : cJSON_AddNullToObject(step, "output"));
     }
   }
   free(first);
@@ -617,8 +637,8 @@ static int parse_args(demo *d, int argc, char **argv) {
       {"--quick", 0, NULL, &d->quick},
   };
   d->out_dir = "out";
-  return cli_parse(&d->cmd, argc, argv, CLI_OPT_BACKEND | CLI_OPT_JSON, opts,
-                   sizeof opts / sizeof opts[0], 0, 0);
+  return cli_parse(&d->cmd, argc, argv, CLI_OPT_BACKEND | CLI_OPT_JSON, opts, sizeof opts / sizeof opts[0], 0,
+                   0);
 }
 
 int skss_cmd_demo(int argc, char **argv) {
