@@ -1134,7 +1134,7 @@ def group_outputs(t):
 
 def group_demo(t):
     out_dir = t.path("demo")
-    ok, out, _ = t.run_ok(["demo", "--backend", "cpu", "--data", t.data, "--out", out_dir])
+    ok, out, _ = t.run_ok(["demo", "--quick", "--backend", "cpu", "--data", t.data, "--out", out_dir])
     if not ok:
         return
     for name in ("astronaut_fs.png", "astronaut_jjn.png", "astronaut_box8.png", "astronaut_sat.npy",
@@ -1150,10 +1150,11 @@ def group_demo(t):
         t.check((read_png_gray(f.read()) == box_oracle(gray, 8, True)).all(), "demo box filter")
     t.check((np.load(os.path.join(out_dir, "astronaut_sat.npy")) == sat_oracle(gray, np.uint32, False, False)).all(),
             "demo SAT")
-    ok, out, _ = t.run_ok(["demo", "--json", "--backend", "cpu", "--data", t.data, "--out", out_dir])
+    ok, out, _ = t.run_ok(["demo", "--json", "--quick", "--backend", "cpu", "--data", t.data, "--out", out_dir])
     if ok:
         steps = json.loads(out)["steps"]
-        t.check(len(steps) == 5 and all(s["time_ms"] >= 0 for s in steps), "demo --json steps")
+        t.check(len(steps) == 6 and all(len(s["rows"]) == 2 and all(r["time_ms"] >= 0 for r in s["rows"])
+                                        for s in steps), "demo --json: six steps, a cpu-ref and a cpu row each")
 
 
 GROUPS = {"halftone": group_halftone, "sat": group_sat, "boxfilter": group_boxfilter, "knapsack": group_knapsack,
