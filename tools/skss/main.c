@@ -5,7 +5,7 @@
  * error line on stderr, and exits with a sysexits.h code. Here, around every
  * command: SIGINT, SIGTERM and SIGHUP remove the temporary files of outputs
  * being written before the signal takes its default effect, and a failed
- * write to stdout (a full disk, a closed pipe) is an error (EX_IOERR).
+ * write to stdout (a full disk, /dev/full) is an error (EX_IOERR).
  */
 #include <errno.h>
 #include <signal.h>
