@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +252,7 @@ static int skss__io_create_temp(skss__io_temp *t) {
       return -1;
     }
     memcpy(t->path, name, (size_t)len + 1);
+    atomic_signal_fence(memory_order_seq_cst); /* the name is complete before a handler may read it */
     t->live = 1;
     int fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) return fd;
