@@ -8,10 +8,11 @@
  * bound skss.h states for the algorithm; outputs start poisoned, and
  * padding and unrequested outputs must stay so. A new kernel is tested by
  * being listed in the name table. Contexts: cpu-ref; CPU of 1, 2, 3 and 5
- * threads and one limited to the portable code (all on small cases, in turn
- * on large ones); CUDA, with host pointers, where a device is present.
+ * threads and one limited to the portable code (each on every small case,
+ * in turn on large ones); CUDA, host pointers, every case, where present.
  * SKSS_TEST_BACKENDS=cpu-ref,cpu,cuda picks backends (none available: exit
- * 77), SKSS_TEST_SMALL=1 keeps the small cases, SKSS_TEST_SEED the seed.
+ * 77), SKSS_TEST_SMALL=1 keeps the small cases, SKSS_TEST_ONLY=PATTERN the
+ * tests whose names match, SKSS_TEST_SEED the seed.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -41,8 +42,7 @@ static target TARGETS[] = {
     {SKSS_BACKEND_CUDA, 0, false, NULL},
 };
 #define N_TARGETS ((int)(sizeof TARGETS / sizeof TARGETS[0]))
-#define FIRST_CPU 1
-#define N_CPU 5
+#define N_HOST_TARGETS 6 /* the first ones: cpu-ref and CPU */
 
 static skss_ctx *ORACLE; /* cpu-ref with AUTO: the expected results */
 
@@ -100,12 +100,12 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* cpu-ref and CUDA run every case; the CPU contexts every small case and,
- * in turn, one large case each. */
+/* CUDA runs every case; the host targets every small case and, in turn,
+ * one large case each. */
 static bool target_runs(int t, int index, int64_t work) {
   if (TARGETS[t].ctx == NULL) return false;
-  if (TARGETS[t].backend != SKSS_BACKEND_CPU || work <= SMALL_WORK) return true;
-  return t - FIRST_CPU == index % N_CPU;
+  if (TARGETS[t].backend == SKSS_BACKEND_CUDA || work <= SMALL_WORK) return true;
+  return t == index % N_HOST_TARGETS;
 }
 
 typedef void (*run_fn)(void *c, const target *t, int algorithm);
@@ -139,10 +139,14 @@ static void expect_every_algorithm_ran(skss_op op) {
   }
 }
 
-/* "2r2w on cpu x3" */
+/* "sat 2r2w-cpu on cpu x3" */
 static const char *who(skss_op op, const target *t, int alg, char *buf, size_t len) {
-  snprintf(buf, len, "%s on %s x%d%s", skss_algorithm_name(op, alg), skss_backend_name(t->backend),
-           skss_ctx_threads(t->ctx), t->portable ? " (portable)" : "");
+  static const char *const ops[] = {"sat", "halftone", "knapsack", "compact"};
+  char threads[32] = "";
+  if (t->backend == SKSS_BACKEND_CPU)
+    snprintf(threads, sizeof threads, " x%d%s", skss_ctx_threads(t->ctx), t->portable ? " portable" : "");
+  snprintf(buf, len, "%s %s on %s%s", ops[op], skss_algorithm_name(op, alg),
+           skss_backend_name(t->backend), threads);
   return buf;
 }
 
@@ -1014,5 +1018,7 @@ int main(void) {
       cmocka_unit_test(test_halftone), cmocka_unit_test(test_knapsack),
       cmocka_unit_test(test_compact),
   };
+  const char *only = getenv("SKSS_TEST_ONLY"); /* the tests whose names match */
+  if (only != NULL && only[0] != '\0') cmocka_set_test_filter(only);
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,13 +1,13 @@
 /*
  * test_halftone.c — skss_halftone() and the dither-kernel table on the CPU
  * backends. Oracle: the rule of skss.h written out here with a full error
- * image. Every algorithm of CPU_REF (the oracle of test_backends.c, which
- * runs every other backend against it) x kernel x output kind must give its
+ * image. CPU_REF (the oracle of test_backends.c, which runs every other
+ * backend and algorithm against it) x kernel x output kind must give its
  * bytes on seeded random images, smooth gradients and flat blocks (noise
  * alone hides bugs at the clamps and in long runs), on awkward and pitched
- * sizes, for thresholds 0..255 edges; the CPU task array on contexts of 1,
- * 2, 3 and 5 threads, repeat runs identical; misuse fails with the right
- * status and message and leaves the output untouched.
+ * sizes, every algorithm of CPU_REF for the thresholds' edges; the CPU task
+ * array on contexts of 1, 2, 3 and 5 threads, repeat runs identical; misuse
+ * fails with the right status and message and leaves the output untouched.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -287,8 +287,9 @@ static void test_threshold_extremes(void **state) {
   skss_ctx_destroy(cpu);
 }
 
-/* The size matrix: every algorithm of CPU_REF x kernel x output kind
- * against its ED (checked itself against the oracle), pitched and packed. */
+/* The size matrix: CPU_REF's AUTO (the oracle of test_backends.c, which
+ * checks every other algorithm against it) x kernel x output kind against
+ * the rule, pitched and packed. */
 static void test_sizes(void **state) {
   (void)state;
   static const int64_t sizes[][2] = {{1, 1},    {1, 1021}, {1021, 1}, {33, 31}, {2, 2},
@@ -300,18 +301,24 @@ static void test_sizes(void **state) {
     int64_t h = sizes[s][0], w = sizes[s][1];
     for (int kind = RANDOM; kind <= GRADIENT; kind++) {
       uint8_t *img = make_image(&rng, (image_kind)kind, h, w, (size_t)w + 3);
-      uint8_t *want = malloc((size_t)(h * w));
+      uint8_t *want = malloc((size_t)(h * w)), *want_bits = malloc((size_t)(h * ((w + 7) / 8)) + 1);
       assert_non_null(want);
+      assert_non_null(want_bits);
       for (int k = 0; k < SKSS_DITHER_KERNEL_COUNT; k++) {
-        run_opts o = {(skss_dither_kernel)k, 128, SKSS_HALFTONE_OUTPUT_BYTES, SKSS_HALFTONE_ALGORITHM_ED, true, 0};
-        uint8_t *ed = run(ref, &o, img, (size_t)w + 3, h, w);
         oracle(img, (size_t)w + 3, h, w, (skss_dither_kernel)k, 128, want);
-        expect_same(want, ed, h, w, IMAGE_NAMES[kind], &o, ref);
+        pack_bits(want, h, w, want_bits);
         bool pitched = (k + s) % 2 == 0;
-        check_all_algorithms(ref, ed, img, (size_t)w + 3, h, w, (skss_dither_kernel)k, 128, pitched);
-        free(ed);
+        for (int output = 0; output < 2; output++) {
+          run_opts o = {(skss_dither_kernel)k, 128, (skss_halftone_output)output,
+                        SKSS_HALFTONE_ALGORITHM_AUTO, pitched, pitched ? 5 : 0};
+          uint8_t *got = run(ref, &o, img, (size_t)w + 3, h, w);
+          expect_same(output ? want_bits : want, got, h, out_row_bytes(o.output, w), IMAGE_NAMES[kind],
+                      &o, ref);
+          free(got);
+        }
       }
       free(want);
+      free(want_bits);
       free(img);
     }
   }
