@@ -15,6 +15,7 @@
 #include <cuda/atomic>
 
 #include "common.cuh"
+#include "warp_scan.cuh"
 
 typedef struct skss__dev_taskarray {
   unsigned int *ticket;  /* next row to hand out */
@@ -42,7 +43,7 @@ __device__ __forceinline__ int skss__warp_ticket(const skss__dev_taskarray &ta) 
   int row = 0;
   /* relaxed: the ticket only orders rows; data is published by progress. */
   if ((threadIdx.x & 31) == 0) row = (int)atomicAdd(ta.ticket, 1u);
-  return __shfl_sync(0xffffffffu, row, 0);
+  return skss_warp::broadcast(row, 0);
 }
 
 /* The whole warp waits until `row` has finished at least `need` columns.

@@ -39,11 +39,15 @@
 #include <cuda/atomic>
 #include <type_traits>
 
+#include "../warp_scan.cuh"
 #include "halftone_cuda.cuh"
 
 namespace skss_wf {
 
-constexpr unsigned FULL = 0xffffffffu;
+/* the engines' shuffles and votes are reached by all 32 lanes of a warp
+ * (rows outside the image make zero errors; all of the border warp's lanes
+ * poll), so every mask names the whole warp */
+constexpr unsigned FULL = skss_warp::FULL_MASK;
 constexpr int CHUNK = 32; /* steps between pixel loads/stores (and SKSS tasks) */
 constexpr int GROUP = 8;  /* steps between block barriers and border fetches */
 constexpr int RING_PITCH = CHUNK + 4; /* bytes per row: lanes hit different banks */
@@ -300,15 +304,15 @@ __device__ __forceinline__ void run_strip(const strip_pos &pos, int white_above,
         for (int k = 0; k + 1 < AH; k++) ahead[k] = ahead[k + 1];
         ahead[AH - 1] = 0;
         /* The errors the rows above made this step: lanes above, or the border. */
-        int u1 = __shfl_up_sync(FULL, e, 1);
-        const int b1 = __shfl_sync(FULL, bw, j);
+        int u1 = skss_warp::from_below(e, 1);
+        const int b1 = skss_warp::broadcast(bw, j);
         if (lane == 0) u1 = b1;
 #pragma unroll
         for (int dx = -2; dx <= 2; dx++)
           if (K::weight(1, dx + 2) != 0) ahead[LAG + dx - 1] += K::weight(1, dx + 2) * u1;
         if (K::rows == 3) {
-          int u2 = __shfl_up_sync(FULL, e, 2);
-          const int b2 = __shfl_sync(FULL, bw, 8 + j);
+          int u2 = skss_warp::from_below(e, 2);
+          const int b2 = skss_warp::broadcast(bw, 8 + j);
           if (lane == 0) u2 = b2;
           if (lane == 1) u2 = b1;
 #pragma unroll

@@ -59,14 +59,14 @@
 #include <math.h>
 
 #include "cuda/tuning.h"
+#include "cuda/warp_scan.cuh"
 #include "sat_cuda.cuh"
 #include "sat_hooks.h"
 
 namespace {
 
 const char *const FN = "skss_sat()";
-constexpr int TILE = 32; /* w: the warp width and the tile side */
-constexpr unsigned FULL_MASK = 0xffffffffu;
+constexpr int TILE = skss_warp::WIDTH; /* w: the warp width and the tile side */
 constexpr int SCAN_THREADS = SKSS_CUDA_SAT_HMM_SCAN_THREADS;
 constexpr int TILE_THREADS = SKSS_CUDA_SAT_HMM_TILE_THREADS;
 static_assert(SCAN_THREADS % TILE == 0, "whole warps");
@@ -261,8 +261,7 @@ __global__ void tile_sums_kernel(sat_args a, tile_sums s, region g) {
     /* outside the plane the tile holds zeros, so every lane's sum counts */
     const Acc c = column_sum(sh, lane);
     if (lane < t.cols) at<Acc>(s.cs, I, t.col0 + lane) = c;
-    Acc total = c;
-    for (int d = TILE / 2; d > 0; d /= 2) total += __shfl_down_sync(FULL_MASK, total, d);
+    const Acc total = skss_warp::reduce_to_lane0(c);
     if (lane == 0) at<Acc>(s.s, I, J) = total;
   }
   if (warp == 1 && lane < t.rows) at<Acc>(s.rt, J, t.row0 + lane) = row_sum(sh, lane);
@@ -327,9 +326,8 @@ __global__ void corner_carry_scan(sat_args a, tile_sums s, region g) {
   Acc corner = first > 0 ? at<Acc>(a.out, first * TILE - 1, J * TILE - 1) : Acc(0);
   if (lane == 0) at<Acc>(s.sp, first, J) = corner;
   for (int64_t I = first; I + 1 < end; I++) { /* tile row I is full: I < tiles(h) - 1 */
-    Acc v = at<Acc>(s.rt, J - 1, I * TILE + lane);
-    for (int d = TILE / 2; d > 0; d /= 2) v += __shfl_down_sync(FULL_MASK, v, d);
-    corner += v; /* meaningful in lane 0, which alone writes */
+    /* the total is in lane 0, which alone writes */
+    corner += skss_warp::reduce_to_lane0(at<Acc>(s.rt, J - 1, I * TILE + lane));
     if (lane == 0) at<Acc>(s.sp, I + 1, J) = corner;
   }
 }
@@ -363,8 +361,8 @@ __device__ carries<Acc> carries_from_outputs(const sat_args &a, const tile_at &t
   const Acc corner = t.I > 0 && t.J > 0 ? at<Acc>(a.out, t.row0 - 1, t.col0 - 1) : Acc(0);
   const Acc up = t.I > 0 && lane < t.cols ? at<Acc>(a.out, t.row0 - 1, t.col0 + lane) : Acc(0);
   const Acc side = t.J > 0 && lane < t.rows ? at<Acc>(a.out, t.row0 + lane, t.col0 - 1) : Acc(0);
-  Acc up_before = __shfl_up_sync(FULL_MASK, up, 1);
-  Acc side_before = __shfl_up_sync(FULL_MASK, side, 1);
+  Acc up_before = skss_warp::from_below(up, 1);
+  Acc side_before = skss_warp::from_below(side, 1);
   if (lane == 0) up_before = side_before = corner;
   carries<Acc> carry;
   carry.top = lane < t.cols ? up - up_before : Acc(0);

@@ -59,11 +59,11 @@
 #include <cuda_pipeline.h>
 
 #include "../tuning.h"
+#include "../warp_scan.cuh"
 #include "sat_cuda.cuh"
 
 static const char *const FN = "skss_sat()";
 
-#define SKSS__OP_FULL_MASK 0xffffffffu
 /* A tile shape: WARPS warps of RPW rows (TILE_H rows) by TILE_W = 32 * VEC
  * columns, kept in static shared memory: as sums (Acc), or, RAW, as the raw
  * inputs (In), scanned twice (once for the aggregates, once for the
@@ -288,13 +288,8 @@ __device__ __forceinline__ Acc skss__op_scan_row(Acc (&x)[V]) {
   const int lane = threadIdx.x & 31;
 #pragma unroll
   for (int c = 1; c < V; c++) x[c] += x[c - 1];
-  Acc incl = x[V - 1];
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const Acc y = __shfl_up_sync(SKSS__OP_FULL_MASK, incl, d);
-    if (lane >= d) incl += y;
-  }
-  const Acc before = __shfl_up_sync(SKSS__OP_FULL_MASK, incl, 1);
+  const Acc incl = skss_warp::kogge_stone::scan(x[V - 1], lane);
+  const Acc before = skss_warp::from_below(incl, 1);
   if (lane > 0) {
 #pragma unroll
     for (int c = 0; c < V; c++) x[c] = before + x[c];
@@ -573,8 +568,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
       if (r < first) left += sh.row_left[r];
   } else { /* many rows above: the warp's lanes share them */
     for (int r = lane; r < first; r += 32) left += sh.row_left[r];
-#pragma unroll
-    for (int d = 16; d > 0; d >>= 1) left += __shfl_xor_sync(SKSS__OP_FULL_MASK, left, d);
+    left = skss_warp::reduce_all(left);
   }
   Acc x[V];
 #pragma unroll

@@ -5,10 +5,10 @@
  * per thread in registers, so one warp holds a 32 x 32 tile (C = 32).
  *
  * Building blocks:
- *  - warp scans (sec. III-C2, algs. 3 and 4): Kogge-Stone (shfl_up by
- *    1, 2, .., 16) and Ladner-Fischer (shfl from lane d-1 of each 2d-wide
- *    segment); the scan is a template parameter, so each algorithm below
- *    exists once for both;
+ *  - warp scans (sec. III-C2, algs. 3 and 4, in ../warp_scan.cuh):
+ *    Kogge-Stone (shfl_up by 1, 2, .., 16) and Ladner-Fischer (shfl from
+ *    lane d-1 of each 2d-wide segment); the scan is a template parameter,
+ *    so each algorithm below exists once for both;
  *  - BRLT (alg. 5): the warp writes its tile to a 32 x 33 shared buffer row
  *    by row and reads it back column by column, so lane l then holds line l;
  *  - the block partial-sum scan (sec. IV, fig. 3c): every thread's line
@@ -45,40 +45,13 @@
 #include "sat_cuda.cuh"
 
 #include "../tuning.h"
+#include "../warp_scan.cuh"
 
 namespace {
 
-constexpr unsigned skss__rc_full = 0xffffffffu;
-constexpr int skss__rc_c = 32; /* tile side = warp size = registers per thread */
+constexpr int skss__rc_c = skss_warp::WIDTH; /* tile side = warp size = registers per thread */
 constexpr int64_t skss__rc_max_grid = 2147483647;
 const char *const skss__rc_fn = "skss_sat()";
-
-/* ---- warp scans (inclusive, over the 32 lanes) ---- */
-
-struct skss__rc_kogge_stone {
-  template <typename T>
-  static __device__ __forceinline__ T scan(T v, int lane) {
-#pragma unroll
-    for (int d = 1; d < skss__rc_c; d <<= 1) {
-      T up = __shfl_up_sync(skss__rc_full, v, d);
-      if (lane >= d) v += up;
-    }
-    return v;
-  }
-};
-
-struct skss__rc_ladner_fischer {
-  template <typename T>
-  static __device__ __forceinline__ T scan(T v, int lane) {
-#pragma unroll
-    for (int d = 1; d < skss__rc_c; d <<= 1) {
-      /* lane d-1 of this lane's 2d-wide segment: the lower half's total */
-      T low = __shfl_sync(skss__rc_full, v, d - 1, 2 * d);
-      if (lane & d) v += low;
-    }
-    return v;
-  }
-};
 
 /* ---- one warp's 32 x 32 register tile ---- */
 
@@ -141,8 +114,8 @@ __device__ __forceinline__ void skss__rc_block_carry(skss__rc_tile<Acc> &data,
   for (int line = warp; line < skss__rc_c; line += Warps) {
     const Acc total = lane < Warps ? partial[lane][line] : Acc(0);
     const Acc inclusive = Scan::scan(total, lane);
-    const Acc before = __shfl_up_sync(skss__rc_full, inclusive, 1);
-    const Acc all = __shfl_sync(skss__rc_full, inclusive, skss__rc_c - 1);
+    const Acc before = skss_warp::from_below(inclusive, 1);
+    const Acc all = skss_warp::broadcast(inclusive, skss__rc_c - 1);
     const Acc base = carry[line];
     __syncwarp(); /* every lane has read carry[line] before lane 0 advances it */
     if (lane < Warps) partial[lane][line] = lane == 0 ? base : base + before;
@@ -254,7 +227,7 @@ __global__ void __launch_bounds__(SKSS_SAT_RC_ROW_WARPS *skss__rc_c)
 #pragma unroll
       for (int k = 0; k < skss__rc_c; k++) {
         data[k] = Scan::scan(data[k], lane) + carry;
-        carry = __shfl_sync(skss__rc_full, data[k], skss__rc_c - 1);
+        carry = skss_warp::broadcast(data[k], skss__rc_c - 1);
       }
 #pragma unroll
       for (int k = 0; k < skss__rc_c; k++) {
@@ -312,8 +285,8 @@ skss_status skss__rc_row_column(skss_ctx *ctx, const skss__sat_dev_plane *p) {
 struct skss__rc_run {
   template <typename In, typename Acc>
   static skss_status run(skss_ctx *ctx, int algorithm, const skss__sat_dev_plane *p, void *scratch) {
-    using ks = skss__rc_kogge_stone;
-    using lf = skss__rc_ladner_fischer;
+    using ks = skss_warp::kogge_stone;
+    using lf = skss_warp::ladner_fischer;
     using mode = skss__rc_mode;
     switch (algorithm) {
       case SKSS_SAT_ALGORITHM_BRLT_SCANROW_KS: return skss__rc_twice<In, Acc, ks, mode::brlt_scanrow>(ctx, p, scratch);

@@ -28,24 +28,12 @@
 
 #include "../taskarray.cuh"
 #include "../tuning.h"
+#include "../warp_scan.cuh"
 #include "sat_cuda.cuh"
 
 static const char *const FN = "skss_sat()";
 
 #define SKSS__TILE 32
-#define SKSS__FULL_MASK 0xffffffffu
-
-/* Inclusive scan of `x` across the warp's lanes (Kogge-Stone). */
-template <typename T>
-__device__ __forceinline__ T skss__warp_inclusive_scan(T x) {
-  const int lane = threadIdx.x & 31;
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    T y = __shfl_up_sync(SKSS__FULL_MASK, x, d);
-    if (lane >= d) x += y;
-  }
-  return x;
-}
 
 /* Local SAT of the 32 x 32 tile whose (0, 0) is (i0, j0): on return, lane c
  * holds in v[r] the sum of the tile's elements (r', c') with r' <= r and
@@ -65,8 +53,9 @@ __device__ __forceinline__ void skss__tile_local_sat(const skss__sat_dev_plane &
                                      p.square);
     v[r] = run;
   }
+  const int lane = threadIdx.x & 31;
 #pragma unroll
-  for (int r = 0; r < SKSS__TILE; r++) v[r] = skss__warp_inclusive_scan(v[r]);
+  for (int r = 0; r < SKSS__TILE; r++) v[r] = skss_warp::kogge_stone::scan(v[r], lane);
 }
 
 /* The warp's top carry: out[i0-1][j0+lane], 0 for the first strip. Read
@@ -94,7 +83,7 @@ __device__ __forceinline__ void skss__tile_finish(const skss__sat_dev_plane &p, 
 #pragma unroll
   for (int r = 0; r < SKSS__TILE; r++) {
     const Acc strip_sum = v[r] + left[r];
-    left[r] = __shfl_sync(SKSS__FULL_MASK, strip_sum, 31);
+    left[r] = skss_warp::broadcast(strip_sum, 31);
     if (col < p.width && r < rows)
       *reinterpret_cast<Acc *>(dst + (size_t)r * p.out_pitch) = strip_sum + top;
   }
