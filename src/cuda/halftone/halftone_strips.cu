@@ -240,7 +240,7 @@ template <typename K, int NW>
 __device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const skss__dev_taskarray &ta,
                                             unsigned *words, int strips, int total) {
   constexpr int LAG = K::slope + SKSS_CUDA_HT_STRIPS_SLACK;
-  constexpr int SPAN = LAG * (32 * NW - 1) + D * (NW - 1);
+  constexpr int SPAN = span_steps<LAG, NW, D>();
   __shared__ warp_hist hist[NW];
   __shared__ border_ring br;
   __shared__ int ticket;
@@ -354,7 +354,7 @@ struct launch {
      * after the one above, so at most (W + SPAN) / (LAG x rows) of them
      * run at once. Otherwise wide strips, which run fewer at once. */
     constexpr int LAG = K::slope + SKSS_CUDA_HT_STRIPS_SLACK, ROWS = 32 * NW_NARROW;
-    constexpr int SPAN = LAG * (ROWS - 1) + D * (NW_NARROW - 1);
+    constexpr int SPAN = span_steps<LAG, NW_NARROW, D>();
     if (job->images == 1 && job->width + SPAN <= (int64_t)sms * LAG * ROWS)
       return start<K, NW_NARROW>(ctx, job, scratch, sms);
     return start<K, NW_WIDE>(ctx, job, scratch, sms);

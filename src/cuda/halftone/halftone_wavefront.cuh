@@ -58,6 +58,12 @@ constexpr int RING_PITCH = CHUNK + 4; /* bytes per row: lanes hit different bank
 template <int LAG>
 constexpr int pre_steps() { return 2 * LAG; }
 
+/* Steps by which the last row of a strip of NW warps (row 32 NW - 1 of
+ * warp NW - 1) trails its row 0 (t = PRE + LAG r + D w + x): a strip lasts
+ * PRE + W + span steps. Host code uses it too (the narrow-strip rule). */
+template <int LAG, int NW, int D>
+constexpr int span_steps() { return LAG * (32 * NW - 1) + D * (NW - 1); }
+
 /* A warp's shared memory. */
 struct warp_smem {
   alignas(4) uint8_t ring[32][RING_PITCH]; /* pixels of the chunk, then its 0/255 bytes */
@@ -152,8 +158,8 @@ __device__ __forceinline__ int bottom_column(int T8, int *row) {
   const int lane = threadIdx.x & 31, j = lane & 7;
   *row = lane >> 3;
   const int t = T8 + j - pre_steps<LAG>();
-  return lane < 8 ? t - LAG * (32 * NW - 1) - D * (NW - 1)
-         : lane < 16 ? t - LAG * (32 * NW - 2) - D * (NW - 1) : -1;
+  constexpr int SPAN = span_steps<LAG, NW, D>(); /* the last row's lag; the row above's is LAG less */
+  return lane < 8 ? t - SPAN : lane < 16 ? t - (SPAN - LAG) : -1;
 }
 
 /* A warp's pixels, a chunk of 32 columns of its 32 rows at a time: lane j
@@ -238,7 +244,7 @@ template <typename K, int LAG, int NW, int D, typename Ex>
 __device__ __forceinline__ void run_strip(const strip_pos &pos, int white_above, warp_smem *smem, Ex &ex) {
   constexpr int AH = K::rows == 3 ? 2 * LAG + 2 : LAG + 2;
   constexpr int PRE = pre_steps<LAG>();
-  constexpr int SPAN = LAG * (32 * NW - 1) + D * (NW - 1); /* lag of the last row */
+  constexpr int SPAN = span_steps<LAG, NW, D>(); /* lag of the last row */
   const int lane = threadIdx.x & 31, w = (threadIdx.x >> 5) % NW;
   warp_smem *sm = smem + (threadIdx.x >> 5);
   const int W = pos.width;
@@ -444,7 +450,7 @@ __device__ __forceinline__ void run_strip_rows(const strip_pos &pos, int white_a
                                                int warp) {
   constexpr int AH = K::rows == 3 ? 2 * LAG + 2 : LAG + 2;
   constexpr int PRE = pre_steps<LAG>();
-  constexpr int SPAN = LAG * (32 * NW - 1) + D * (NW - 1); /* lag of the last row */
+  constexpr int SPAN = span_steps<LAG, NW, D>(); /* lag of the last row */
   const int lane = threadIdx.x & 31;
   const bool io = warp >= NW;  /* an I/O warp, serving compute warp w */
   const int w = warp % NW;
