@@ -2,12 +2,13 @@
 #   make demo  — installs what is missing, builds, runs the main job on the bundled inputs
 #   make test  — installs what is missing, builds from scratch and runs every test:
 #                unit + CLI + peer tests (release, warnings as errors), the CPU tests
-#                under ASan+UBSan, the fuzz-corpus replay, and an install + find_package check.
+#                under ASan+UBSan, the task-array and threaded CPU tests under TSan, the
+#                fuzz-corpus replay, and an install + find_package check.
 # Both work on a fresh Debian 12 machine (scripts/deps.sh installs the rest).
 JOBS ?= $(shell nproc)
 PYTHON := $(shell test -x .venv/bin/python && echo $(CURDIR)/.venv/bin/python || command -v python3)
 
-.PHONY: all deps build demo test test-main test-asan test-fuzz test-install clean
+.PHONY: all deps build demo test test-main test-asan test-tsan test-fuzz test-install clean
 
 all: build
 
@@ -21,7 +22,7 @@ build: deps
 demo: build
 	@build/release/tools/skss/skss demo --out out
 
-test: deps test-main test-asan test-fuzz test-install
+test: deps test-main test-asan test-tsan test-fuzz test-install
 	@echo "make test: all suites passed"
 
 test-main:
@@ -33,6 +34,11 @@ test-asan:
 	@cmake --preset asan -DPython3_EXECUTABLE=$(PYTHON) >/dev/null
 	@cmake --build --preset asan -j $(JOBS)
 	@ctest --preset asan -j $(JOBS)
+
+test-tsan:
+	@cmake --preset tsan -DPython3_EXECUTABLE=$(PYTHON) >/dev/null
+	@cmake --build --preset tsan -j $(JOBS)
+	@ctest --preset tsan -j $(JOBS)
 
 test-fuzz:
 	@mkdir -p build
