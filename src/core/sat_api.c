@@ -83,22 +83,6 @@ static skss_status check_disjoint(skss_ctx *ctx, const char *fn, const buffer *a
   return SKSS_OK;
 }
 
-void skss__sat_zero_border(uint8_t *base, size_t pitch, size_t elem, int64_t height,
-                           int64_t width) {
-  memset(base, 0, ((size_t)width + 1) * elem);
-  for (int64_t i = 1; i <= height; i++) memset(base + (size_t)i * pitch, 0, elem);
-}
-
-void skss__sat_dispatch(skss_ctx *ctx, int algorithm, const skss__sat_plane *plane) {
-  switch (algorithm) {
-    case SKSS_SAT_ALGORITHM_2R2W_CPU: skss__sat_2r2w(plane); break;
-    case SKSS_SAT_ALGORITHM_4R1W_CPU: skss__sat_4r1w(plane); break;
-    case SKSS_SAT_ALGORITHM_ROWSCAN_CPU: skss__sat_rowscan(plane); break;
-    case SKSS_SAT_ALGORITHM_BANDS_CPU: skss__sat_bands(ctx, plane); break;
-    default: break;
-  }
-}
-
 /* Validates the types and layout of a SAT call; finds the pair. */
 static skss_status check_sat_kind(skss_ctx *ctx, const skss_sat_desc *d, const pair_row **pair) {
   if (skss_dtype_size(d->in_type) == 0 || skss_dtype_size(d->out_type) == 0)
@@ -151,12 +135,16 @@ skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc, const void *in, v
   int alg;
   st = skss__resolve_algorithm(ctx, SAT_FN, SKSS_OP_SAT, (int)d.algorithm, &alg);
   if (st != SKSS_OK) return st;
-  if (ctx->backend == SKSS_BACKEND_CUDA) {
+  if (skss__algorithm_backend(ctx, SKSS_OP_SAT, alg) == SKSS_BACKEND_CUDA) {
     const skss__sat_call call = {d.height, d.width, pair->pair, in_elem,  out_elem,   pad != 0,
                                  in,       bin.pitch, out,      bout.pitch, out_sq, bsq.pitch};
     /* AUTO is refined per type pair on the device side (cuda/tuning.h). */
     return skss__cuda_sat(ctx, d.algorithm == SKSS_SAT_ALGORITHM_AUTO ? SKSS_SAT_ALGORITHM_AUTO : alg, &call);
   }
+  const void *const host[3] = {in, out, out_sq};
+  const char *const names[3] = {"in", "out", "out_sq"};
+  st = skss__check_host_pointers(ctx, SAT_FN, 3, host, names);
+  if (st != SKSS_OK) return st;
   void *work = skss__scratch(ctx, skss__sat_work_bytes(ctx, alg, pair->pair, d.height, d.width));
   if (work == NULL)
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for the %s scratch", SAT_FN,
@@ -177,7 +165,7 @@ skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc, const void *in, v
         .out_pitch = pitches[k],
         .work = work,
     };
-    skss__sat_dispatch(ctx, alg, &plane);
+    skss__sat_run(ctx, alg, &plane);
   }
   return SKSS_OK;
 }
@@ -271,6 +259,11 @@ skss_status skss_boxfilter_u8(skss_ctx *ctx, const skss_boxfilter_desc *desc, co
       .border = d.border,
       .sat_algorithm = alg,
   };
-  if (ctx->backend == SKSS_BACKEND_CUDA) return skss__cuda_boxfilter_u8(ctx, &args);
+  if (skss__algorithm_backend(ctx, SKSS_OP_SAT, alg) == SKSS_BACKEND_CUDA)
+    return skss__cuda_boxfilter_u8(ctx, &args);
+  const void *const host[2] = {in, out};
+  const char *const names[2] = {"in", "out"};
+  st = skss__check_host_pointers(ctx, BOX_FN, 2, host, names);
+  if (st != SKSS_OK) return st;
   return skss__boxfilter_u8(ctx, BOX_FN, &args);
 }
