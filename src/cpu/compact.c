@@ -21,8 +21,9 @@
  *     ones. Nothing is ever written past the count.
  * Threads take blocks in order from an atomic ticket counter; there is no
  * barrier and no wait that can block, whatever the number of threads.
- * The flag and portable scatter loops are compiled for the baseline and, on
- * x86-64, for x86-64-v3 and x86-64-v4, and picked by the context's level.
+ * The flag and portable scatter loops are compiled for the baseline and, in
+ * GCC builds for x86-64, for x86-64-v3 and x86-64-v4, and picked by the
+ * context's level.
  *
  * Every predicate is first reduced to one interval test, so the inner loops
  * are specialised per element width only, with no per-element switch:
@@ -56,7 +57,7 @@
 
 /* The hot loops are compiled once per level (SKSS__LEVEL_FNS below); the
  * inline helpers are compiled into each. */
-#if defined(__GNUC__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #define SKSS__COMPACT_LEVELS 1
 #define SKSS__V3 __attribute__((target("arch=x86-64-v3")))
 #define SKSS__V4 __attribute__((target("arch=x86-64-v4")))

@@ -21,12 +21,27 @@
 static skss__cpu_isa detected_level = SKSS__CPU_ISA_SCALAR;
 static pthread_once_t detect_once = PTHREAD_ONCE_INIT;
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define HAS_V3() __builtin_cpu_supports("x86-64-v3")
+#define HAS_V4() __builtin_cpu_supports("x86-64-v4")
+#elif defined(__x86_64__) && defined(__GNUC__)
+/* clang's builtin has no level names: the features the kernels built with
+ * clang use (compact.c keeps its x86-64-v3/v4 variants to GCC builds). */
+#define HAS_V3()                                                                    \
+  (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&               \
+   __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma"))
+#define HAS_V4()                                                                    \
+  (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&       \
+   __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&      \
+   __builtin_cpu_supports("avx512vl"))
+#endif
+
 static void detect(void) {
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(HAS_V3)
   __builtin_cpu_init();
-  if (!__builtin_cpu_supports("x86-64-v3")) return;
+  if (!HAS_V3()) return;
   detected_level = SKSS__CPU_ISA_AVX2;
-  if (!__builtin_cpu_supports("x86-64-v4")) return;
+  if (!HAS_V4()) return;
   detected_level = SKSS__CPU_ISA_AVX512;
   if (__builtin_cpu_supports("avx512vbmi2")) detected_level = SKSS__CPU_ISA_AVX512_VBMI2;
 #endif
