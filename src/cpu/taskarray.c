@@ -150,8 +150,8 @@ static void conventional_worker(int worker, int workers, void *arg) {
   const skss_taskarray_desc *d = s->d;
   int64_t part = 0;
   if (d->kind == SKSS_TASKARRAY_KIND_BACKWARD && d->reach >= d->cols - 1) {
-    /* Row i holds levels [stride * i, stride * i + cols): one task each, the
-     * levels between rows are empty. */
+    /* With stride = reach + 1 >= cols, row i holds levels [stride * i,
+     * stride * i + cols), one task each; the levels between rows are empty. */
     for (int64_t i = 0; i < d->rows; i++)
       for (int64_t j = 0; j < d->cols; j++)
         if (!run_partition(s, worker, workers, part++, i, i, j, 0)) return;
