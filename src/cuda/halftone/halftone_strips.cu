@@ -34,7 +34,7 @@
  *    before, so that a warp, which issues in order, never stalls on it at a
  *    group's start (with the loads in warp 0, the address arithmetic and the
  *    wait before each group cost every strip below the first ~12% of its
- *    step: bench/NOTES.md);
+ *    step);
  *  - batches: block tickets run over every strip of every image, so many
  *    independent wavefronts fill the GPU.
  */

@@ -401,7 +401,7 @@ __device__ __forceinline__ void run_strip(const strip_pos &pos, int white_above,
  * scheduler, most stalls at the group barrier, which every warp reaches
  * only when its 8-step chain is done). Per-warp progress flags instead of
  * the barrier, and each lane loading its own row as words instead of the
- * ring, were measured slower (bench/NOTES.md).
+ * ring, were measured slower (docs/performance.md).
  *
  * The microbenchmarks (bench/micro/halftone_step.cu, H200) then found where
  * the step goes: a dependent shuffle costs 16 ns, the pixel rule 18.6, one

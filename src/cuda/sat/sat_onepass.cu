@@ -689,7 +689,7 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) 
 /* Taller tiles (fewer look-backs a byte) where they fill the GPU at least
  * once, short ones (more tiles, more parallelism) below that and for
  * 8-byte sums (tiles of 8 warps of those gained 1-3% from 4K up and lost at
- * 2K: bench/NOTES.md). 4-byte sums of inputs wider than a byte take big
+ * 2K: docs/performance.md). 4-byte sums of inputs wider than a byte take big
  * tiles of 8 warps (96 rows) where those fill the GPU, and huge ones of 16
  * warps (192 rows) where those fill it several times; 1-byte inputs with
  * 4-byte sums take raw tiles of 256 columns instead where those fill the GPU
