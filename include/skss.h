@@ -137,7 +137,10 @@ typedef struct skss_ctx skss_ctx;
  * failure *out is NULL and skss_ctx_last_error(NULL), on the same thread,
  * says why. Creating a context with more than one CPU thread starts its
  * worker threads (every backend has them: AUTO contexts run primitives
- * without CUDA kernels on them). */
+ * without CUDA kernels on them). The CPU kernels use the widest
+ * instruction sets the machine has (AVX2, AVX-512); the environment variable
+ * SKSS_CPU_ISA=scalar|avx2|avx512, read here, caps them, and any other value
+ * fails with SKSS_ERR_INVALID_ARG. */
 SKSS_API skss_status skss_ctx_create(const skss_ctx_desc *desc, skss_ctx **out);
 /* Destroys a context, joining its threads and freeing its arena. NULL is a no-op. */
 SKSS_API void skss_ctx_destroy(skss_ctx *ctx);

@@ -13,6 +13,7 @@
 
 #include "backend_cuda.h"
 #include "internal.h"
+#include "../cpu/isa.h"
 #include "../cpu/threadpool.h"
 
 const char *skss_version(void) { return SKSS_VERSION_STRING; }
@@ -190,6 +191,12 @@ skss_status skss_ctx_create(const skss_ctx_desc *desc, skss_ctx **out) {
   skss_status st = read_ctx_desc(desc, &d);
   if (st == SKSS_OK) st = pick_backend(d.backend, &backend);
   if (st != SKSS_OK) return st;
+  skss__cpu_isa isa = SKSS__CPU_ISA_SCALAR;
+  const char *isa_name = NULL;
+  if (backend != SKSS_BACKEND_CPU_REF && skss__cpu_isa_choose(&isa, &isa_name) != SKSS_OK)
+    return create_fail(SKSS_ERR_INVALID_ARG,
+                       "%s: SKSS_CPU_ISA=%s is not one of scalar, avx2, avx512", CREATE_FN,
+                       isa_name);
   skss_allocator alloc = {default_alloc, default_free, NULL};
   if (d.allocator) alloc = *d.allocator;
   skss_ctx *ctx = alloc.alloc(sizeof *ctx, 64, alloc.user_data);
@@ -200,6 +207,7 @@ skss_status skss_ctx_create(const skss_ctx_desc *desc, skss_ctx **out) {
   ctx->auto_backend = d.backend == SKSS_BACKEND_AUTO;
   ctx->alloc = alloc;
   ctx->device = d.device;
+  ctx->cpu_isa = (int)isa;
   ctx->threads = backend == SKSS_BACKEND_CPU_REF ? 1 : (d.threads ? d.threads : online_cpus());
   if (ctx->threads > 1) {
     ctx->pool = skss__pool_create(ctx, ctx->threads);

@@ -26,6 +26,7 @@ struct skss_ctx {
   int device;
   skss_allocator alloc;
   skss__pool *pool;       /* CPU worker threads (NULL when threads == 1) */
+  int cpu_isa;            /* skss__cpu_isa (src/cpu/isa.h) the CPU kernels run at */
   void *arena;            /* grow-only host scratch */
   size_t arena_bytes;
   void *cuda;             /* CUDA backend state (src/cuda), NULL otherwise */

@@ -70,9 +70,4 @@ skss_status skss__cpu_isa_choose(skss__cpu_isa *isa, const char **name) {
   return SKSS_ERR_INVALID_ARG;
 }
 
-skss__cpu_isa skss__ctx_cpu_isa(const skss_ctx *ctx) {
-  if (ctx->backend == SKSS_BACKEND_CPU_REF) return SKSS__CPU_ISA_SCALAR;
-  skss__cpu_isa isa;
-  const char *name;
-  return skss__cpu_isa_choose(&isa, &name) == SKSS_OK ? isa : skss__cpu_isa_detected();
-}
+skss__cpu_isa skss__ctx_cpu_isa(const skss_ctx *ctx) { return (skss__cpu_isa)ctx->cpu_isa; }
