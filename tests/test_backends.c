@@ -1005,7 +1005,8 @@ int main(void) {
   int backends = 0;
   for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++) {
     const bool run = backend_wanted((skss_backend)b) && skss_backend_available((skss_backend)b);
-    printf("%-8s %s\n", skss_backend_name((skss_backend)b), run ? "runs" : "skipped");
+    printf("%-8s %s\n", skss_backend_name((skss_backend)b),
+           run ? "runs" : b == SKSS_BACKEND_CPU_REF ? "skipped (its AUTO stays the oracle)" : "skipped");
     backends += run;
   }
   if (backends == 0) {

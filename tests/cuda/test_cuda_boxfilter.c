@@ -127,8 +127,8 @@ static int cuda_algorithms(int *algs) {
 
 /* Every algorithm, border and radius on one image; host/device pointer
  * pairs and output pitches rotate over the radii and borders, so that with
- * 4 radii or more each algorithm meets every pair. `device_only` leaves out
- * the host-only pairs (test_backends.c's). */
+ * 4 radii or more each algorithm meets every pair; `device_only` makes the
+ * host-only pair device-only (test_backends.c runs host pointers). */
 static void check_image(skss_ctx *cuda, skss_ctx *cpu, const image *im, const int64_t *radii,
                         int n_radii, int device_only) {
   int algs[64];
@@ -138,10 +138,9 @@ static void check_image(skss_ctx *cuda, skss_ctx *cpu, const image *im, const in
       const skss_boxfilter_border border = b ? SKSS_BOXFILTER_BORDER_ZERO : SKSS_BOXFILTER_BORDER_CLIP;
       uint8_t *want = reference(cpu, im, radii[k], border);
       for (int a = 0; a < n_algs; a++) {
-        const int kind = a + k + 3 * b;
-        if (device_only && kind % 4 == 0) continue;
-        const cuda_call c = {algs[a], radii[k], border, kind % 2, (kind / 2) % 2,
-                             (size_t)(kind % 3) * 3};
+        const int kind = a + k + 3 * b, both_device = device_only && kind % 4 == 0;
+        const cuda_call c = {algs[a], radii[k], border, kind % 2 || both_device,
+                             (kind / 2) % 2 || both_device, (size_t)(kind % 3) * 3};
         check_call(cuda, im, &c, want);
       }
       free(want);
