@@ -31,7 +31,7 @@
 typedef struct target {
   skss_backend backend;
   int threads;
-  bool portable; /* created and run with the CPU's SIMD paths off */
+  bool portable; /* made with SKSS_CPU_ISA=scalar: the CPU's SIMD paths off */
   skss_ctx *ctx; /* NULL when the backend is not run */
 } target;
 
@@ -57,19 +57,6 @@ static bool small_only(void) {
   return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
 }
 
-/* SKSS_CPU_ISA is read when a context is created, SKSS_DISABLE_AVX512 at
- * each compaction: both are set while a portable target is made and run. */
-static void portable_env(const target *t, bool on) {
-  if (!t->portable) return;
-  if (on) {
-    setenv("SKSS_CPU_ISA", "scalar", 1);
-    setenv("SKSS_DISABLE_AVX512", "1", 1);
-  } else {
-    unsetenv("SKSS_CPU_ISA");
-    unsetenv("SKSS_DISABLE_AVX512");
-  }
-}
-
 static bool backend_wanted(skss_backend b) {
   const char *list = getenv("SKSS_TEST_BACKENDS");
   if (list == NULL || list[0] == '\0') return true;
@@ -86,9 +73,9 @@ static int setup(void **state) {
   for (int t = 0; t < N_TARGETS; t++) {
     target *tg = &TARGETS[t];
     if (!backend_wanted(tg->backend) || !skss_backend_available(tg->backend)) continue;
-    portable_env(tg, true);
+    if (tg->portable) setenv("SKSS_CPU_ISA", "scalar", 1); /* read at creation */
     tg->ctx = tu_ctx(tg->backend, tg->threads);
-    portable_env(tg, false);
+    unsetenv("SKSS_CPU_ISA");
   }
   return 0;
 }
@@ -118,9 +105,7 @@ static void for_each_candidate(skss_op op, int index, int64_t work, run_fn run, 
       if (skss_algorithm_name(op, alg) == NULL ||
           !skss_algorithm_supported(op, alg, TARGETS[t].backend))
         continue;
-      portable_env(&TARGETS[t], true);
       run(c, &TARGETS[t], alg);
-      portable_env(&TARGETS[t], false);
       RUNS[op][alg][TARGETS[t].backend]++;
     }
   }

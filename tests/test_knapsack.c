@@ -7,8 +7,8 @@
  * and strongly correlated, zero weights and values, w > C, C = 0, n = 0 and
  * 1, huge C) and the int32 and int64 cell paths. Also: each instruction-set
  * kernel against the plain C one, and on every CPU backend, algorithm and
- * thread count value overflow, the decision-bit limit, allocation failure
- * and misuse.
+ * thread count value overflow, the memory limit, allocation failure and
+ * misuse.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -412,9 +412,21 @@ static void test_overflow(void **state) {
   expect_error(f, 4, &d, w, v, &best, taken, SKSS_ERR_OVERFLOW, "overflow");
 }
 
-static void test_bit_limit(void **state) {
+/* The bytes a call over its max_bytes says it needs ("needs N bytes (...)"). */
+static int64_t needed_bytes(const fixture *f, int k, const skss_knapsack_desc *d, const int64_t *w,
+                            const int64_t *v, uint8_t *taken, const char *parts) {
+  int64_t best;
+  expect_error(f, k, d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, parts);
+  const char *msg = strstr(skss_ctx_last_error(f->ctx[k]), "needs ");
+  assert_non_null(msg);
+  return strtoll(msg + 6, NULL, 10);
+}
+
+/* max_bytes bounds all of a call's working memory: a call fails with the
+ * bytes it needs, and succeeds with exactly that limit. */
+static void test_memory_limit(void **state) {
   fixture *f = *state;
-  /* 3 items of weight 100, C = 1000: C' = 300, 5 words per row, 120 bytes. */
+  /* 3 items of weight 100, C = 1000: C' = 300, 5 words per item, 120 bytes of decision bits. */
   int64_t w[] = {100, 100, 100}, v[] = {1, 2, 3}, best;
   uint8_t taken[3];
   skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
@@ -422,21 +434,30 @@ static void test_bit_limit(void **state) {
   d.capacity = 1000;
   for (int k = 0; k < NCONFIGS; k++) {
     d.algorithm = CONFIGS[k].algorithm;
-    d.max_bytes = 119;
-    expect_error(f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "needs 120 bytes");
-    expect_error(f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "value_only");
-    d.max_bytes = 120;
+    d.value_only = 0;
+    d.max_bytes = 1;
+    expect_error(f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "use value_only mode");
+    const int64_t need = needed_bytes(f, k, &d, w, v, taken, "120 for decision bits");
+    d.max_bytes = need - 1;
+    expect_error(f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "max_bytes");
+    d.max_bytes = need;
     TU_OK(f->ctx[k], skss_knapsack(f->ctx[k], &d, w, v, &best, taken));
     assert_int_equal(best, 6);
     d.value_only = 1;
     d.max_bytes = 1;
+    const int64_t need_values = needed_bytes(f, k, &d, w, v, NULL, "0 for decision bits");
+    if (need_values >= need) TU_FAIL("value-only mode needs %lld bytes, reconstruction %lld",
+                                     (long long)need_values, (long long)need);
+    d.max_bytes = need_values - 1;
+    expect_error(f, k, &d, w, v, &best, NULL, SKSS_ERR_OUT_OF_MEMORY, "max_bytes");
+    d.max_bytes = need_values;
     TU_OK(f->ctx[k], skss_knapsack(f->ctx[k], &d, w, v, &best, NULL));
     assert_int_equal(best, 6);
-    d.value_only = 0;
   }
   /* Huge weights and capacity: far past the default 4 GiB of bits. */
   int64_t hw[] = {BIG_C / 4, BIG_C / 2, BIG_C / 3};
   d.capacity = BIG_C;
+  d.value_only = 0;
   d.max_bytes = 0;
   d.algorithm = SKSS_KNAPSACK_ALGORITHM_AUTO;
   expect_error(f, 0, &d, hw, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "use value_only mode");
@@ -543,7 +564,7 @@ int main(void) {
       cmocka_unit_test(test_ties),              cmocka_unit_test(test_edge_sizes),
       cmocka_unit_test(test_random_classes),    cmocka_unit_test(test_huge_capacity),
       cmocka_unit_test(test_cell_widths),       cmocka_unit_test(test_kernels),
-      cmocka_unit_test(test_overflow),          cmocka_unit_test(test_bit_limit),
+      cmocka_unit_test(test_overflow),          cmocka_unit_test(test_memory_limit),
       cmocka_unit_test(test_allocation_failure), cmocka_unit_test(test_misuse),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
