@@ -682,16 +682,16 @@ static void test_knapsack(void **state) {
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 3);
   int index = 0;
-  const int FIXED = 4;
+  const int fixed = 4; /* KS_KINDS[4] */
   ks_case c = ks_new(4, 5); /* the task-array paper's example (Figure 6) */
   const int64_t pw[] = {4, 2, 3, 1}, pv[] = {2, 2, 3, 4};
   memcpy(c.w, pw, sizeof pw);
   memcpy(c.v, pv, sizeof pv);
-  ks_one(index++, &c, FIXED);
+  ks_one(index++, &c, fixed);
   for (int t = 0; t < 2; t++) { /* ties: many subsets reach the optimum */
     c = ks_new(12, 30);
     for (int j = 0; j < 12; j++) c.w[j] = t ? 1 + j % 3 : 5, c.v[j] = t ? 2 * (1 + j % 3) : 7;
-    ks_one(index++, &c, FIXED);
+    ks_one(index++, &c, fixed);
   }
   for (int k = 0; k < 8; k++) { /* n = 0, 1 */
     static const int64_t one[][4] = {{0, 0, 0, 0}, {0, 17, 0, 0}, {1, 0, 3, 9}, {1, 3, 3, 9},
@@ -699,7 +699,7 @@ static void test_knapsack(void **state) {
     c = ks_new(one[k][0], one[k][1]);
     c.w[0] = one[k][2];
     c.v[0] = one[k][3];
-    ks_one(index++, &c, FIXED);
+    ks_one(index++, &c, fixed);
   }
   for (int k = 0; k < tu_sizes_count; k++) { /* C = 0 with some zero weights */
     c = ks_random(&r, ZEROS, tu_sizes[k], 20, 0);
