@@ -185,8 +185,6 @@ static const sat_pair SAT_PAIRS[] = {
 };
 #define N_SAT_PAIRS ((int)(sizeof SAT_PAIRS / sizeof SAT_PAIRS[0]))
 
-static bool is_float(skss_dtype t) { return t == SKSS_DTYPE_F32 || t == SKSS_DTYPE_F64; }
-
 /* One output table (plain or squared) of a SAT case. */
 typedef struct sat_table {
   size_t pitch;
@@ -203,16 +201,6 @@ typedef struct sat_case {
   uint8_t *in;
   sat_table plain, sq;
 } sat_case;
-
-static long double sat_load(skss_dtype t, const uint8_t *p) {
-  switch (t) {
-    case SKSS_DTYPE_U8: return *p;
-    case SKSS_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case SKSS_DTYPE_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case SKSS_DTYPE_F32: { float v; memcpy(&v, p, 4); return v; }
-    default: { double v; memcpy(&v, p, 8); return v; }
-  }
-}
 
 /* Integers cover their whole range (sums wrap); floats mix signs and magnitudes. */
 static void sat_fill(tu_rng *r, sat_case *c) {
@@ -239,7 +227,7 @@ static void sat_exact(const sat_case *c, sat_table *t, bool squared) {
   for (int64_t i = 0; i < c->h; i++) {
     long double row = 0, abs_row = 0;
     for (int64_t j = 0; j < c->w; j++) {
-      long double x = sat_load(c->pr.in, c->in + (size_t)i * c->in_pitch + (size_t)j * ie);
+      long double x = tu_load(c->pr.in, c->in + (size_t)i * c->in_pitch + (size_t)j * ie);
       if (squared) x *= x;
       row += x;
       abs_row += fabsl(x);
@@ -289,7 +277,7 @@ static void sat_check(const sat_case *c, const sat_table *t, const uint8_t *got,
   for (int64_t i = 0; i < rows; i++)
     if (!all_poison(got + (size_t)i * t->pitch + row, t->pitch - row))
       FAIL_RUN(SKSS_OP_SAT, tg, alg, "%s: padding of row %lld written", which, (long long)i);
-  if (!is_float(c->pr.out)) {
+  if (!tu_dtype_is_float(c->pr.out)) {
     const size_t bytes = sat_bytes(c, t), k = first_difference(got, t->want, bytes);
     if (k < bytes)
       FAIL_RUN(SKSS_OP_SAT, tg, alg, "%s: element (%lld, %lld) differs from cpu-ref", which,
@@ -309,7 +297,7 @@ static void sat_check(const sat_case *c, const sat_table *t, const uint8_t *got,
         continue;
       }
       const size_t k = (size_t)(ri * c->w + rj);
-      const long double v = oe == 4 ? sat_load(SKSS_DTYPE_F32, p) : sat_load(SKSS_DTYPE_F64, p);
+      const long double v = oe == 4 ? tu_load(SKSS_DTYPE_F32, p) : tu_load(SKSS_DTYPE_F64, p);
       const long double err = fabsl(v - t->exact[k]);
       const long double bound = sat_bound_factor(alg, ri, rj) * u * t->abs[k] * 1.001L;
       if (!(err <= bound))
@@ -352,7 +340,7 @@ static void sat_one(tu_rng *r, int index, sat_pair pr, int64_t h, int64_t w, sks
            c.sq.pitch);
   const skss_sat_desc d = sat_desc(&c, SKSS_SAT_ALGORITHM_AUTO);
   TU_OK(ORACLE, skss_sat(ORACLE, &d, c.in, c.plain.want, squared ? c.sq.want : NULL));
-  if (is_float(pr.out)) {
+  if (tu_dtype_is_float(pr.out)) {
     sat_exact(&c, &c.plain, false);
     if (squared) sat_exact(&c, &c.sq, true);
   }
@@ -585,9 +573,9 @@ static void test_halftone(void **state) {
 
 /* ---- knapsack ------------------------------------------------------------- */
 
+/* An instance and cpu-ref's answer to it. */
 typedef struct ks_case {
-  int64_t n, cap;
-  int64_t *w, *v;
+  const tu_knapsack *in;
   int64_t best;
   uint8_t *taken;
 } ks_case;
@@ -595,82 +583,49 @@ typedef struct ks_case {
 static void ks_run(void *p, const target *tg, int alg) {
   const ks_case *c = p;
   skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
-  d.n_items = c->n;
-  d.capacity = c->cap;
+  d.n_items = c->in->n;
+  d.capacity = c->in->cap;
   d.algorithm = (skss_knapsack_algorithm)alg;
-  uint8_t *taken = poisoned((size_t)c->n);
+  uint8_t *taken = poisoned((size_t)c->in->n);
   int64_t best;
   memset(&best, POISON, sizeof best);
-  RUN_OK(SKSS_OP_KNAPSACK, tg, alg, skss_knapsack(tg->ctx, &d, c->w, c->v, &best, taken));
+  RUN_OK(SKSS_OP_KNAPSACK, tg, alg, skss_knapsack(tg->ctx, &d, c->in->w, c->in->v, &best, taken));
   if (best != c->best)
     FAIL_RUN(SKSS_OP_KNAPSACK, tg, alg, "optimum %lld, cpu-ref %lld", (long long)best,
              (long long)c->best);
-  const size_t k = first_difference(taken, c->taken, (size_t)c->n + 1);
-  if (k <= (size_t)c->n)
+  const size_t k = first_difference(taken, c->taken, (size_t)c->in->n + 1);
+  if (k <= (size_t)c->in->n)
     FAIL_RUN(SKSS_OP_KNAPSACK, tg, alg, "taken[%zu] = %d, cpu-ref %d", k, taken[k], c->taken[k]);
   /* value only: the same optimum, `taken` untouched */
   d.value_only = 1;
-  memset(taken, POISON, (size_t)c->n + 1);
+  memset(taken, POISON, (size_t)c->in->n + 1);
   memset(&best, POISON, sizeof best);
-  RUN_OK(SKSS_OP_KNAPSACK, tg, alg, skss_knapsack(tg->ctx, &d, c->w, c->v, &best, taken));
+  RUN_OK(SKSS_OP_KNAPSACK, tg, alg, skss_knapsack(tg->ctx, &d, c->in->w, c->in->v, &best, taken));
   if (best != c->best)
     FAIL_RUN(SKSS_OP_KNAPSACK, tg, alg, "value-only optimum %lld, cpu-ref %lld", (long long)best,
              (long long)c->best);
-  if (!all_poison(taken, (size_t)c->n + 1))
+  if (!all_poison(taken, (size_t)c->in->n + 1))
     FAIL_RUN(SKSS_OP_KNAPSACK, tg, alg, "value-only mode wrote taken");
   free(taken);
 }
 
-typedef enum ks_kind { UNCORRELATED, WEAK, STRONG, ZEROS } ks_kind;
 static const char *const KS_KINDS[] = {"uncorrelated", "weak", "strong", "zeros", "fixed"};
 
-static ks_case ks_new(int64_t n, int64_t cap) {
-  ks_case c = {n, cap, calloc((size_t)n + 1, 8), calloc((size_t)n + 1, 8), 0, NULL};
-  assert_true(c.w != NULL && c.v != NULL);
-  return c;
-}
-
-/* Pisinger's classes with weights in [1, range]; ZEROS mixes in zero
- * weights, zero values and items heavier than the capacity. cap < 0: half
- * the total weight. */
-static ks_case ks_random(tu_rng *r, ks_kind kind, int64_t n, int64_t range, int64_t cap) {
-  ks_case c = ks_new(n, 0);
-  int64_t total = 0;
-  for (int64_t j = 0; j < n; j++) {
-    int64_t w = tu_range(r, 1, range);
-    int64_t v = kind == STRONG ? w + range / 10
-                : kind == WEAK ? w + tu_range(r, -(range / 10), range / 10)
-                               : tu_range(r, 1, range);
-    if (kind == ZEROS) {
-      const int64_t pick = tu_range(r, 0, 5);
-      if (pick == 0) w = 0;
-      if (pick == 1) v = 0;
-      if (pick == 2) w = range * 4;
-    }
-    c.w[j] = w;
-    c.v[j] = v < 1 && kind == WEAK ? 1 : v;
-    total += w;
-  }
-  c.cap = cap >= 0 ? cap : total / 2;
-  return c;
-}
-
-/* Runs the case on every candidate and frees it. */
-static void ks_one(int index, ks_case *c, int kind) {
-  snprintf(CASE, sizeof CASE, "%s n=%lld C=%lld", KS_KINDS[kind], (long long)c->n, (long long)c->cap);
+/* Runs the instance on every candidate and frees it. */
+static void ks_one(int index, tu_knapsack *in, int kind) {
+  snprintf(CASE, sizeof CASE, "%s n=%lld C=%lld", KS_KINDS[kind], (long long)in->n, (long long)in->cap);
   skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
-  d.n_items = c->n;
-  d.capacity = c->cap;
-  c->taken = poisoned((size_t)c->n);
-  TU_OK(ORACLE, skss_knapsack(ORACLE, &d, c->w, c->v, &c->best, c->taken));
+  d.n_items = in->n;
+  d.capacity = in->cap;
+  ks_case c = {in, 0, poisoned((size_t)in->n)};
+  TU_OK(ORACLE, skss_knapsack(ORACLE, &d, in->w, in->v, &c.best, c.taken));
   /* the DP's cells, over 64: a case of many cells is large */
   int64_t total = 0;
-  for (int64_t j = 0; j < c->n; j++) total += c->w[j];
-  const int64_t cells = c->n * ((total < c->cap ? total : c->cap) + 1);
-  for_each_candidate(SKSS_OP_KNAPSACK, index, cells / 64, ks_run, c);
-  free(c->w);
-  free(c->v);
-  free(c->taken);
+  for (int64_t j = 0; j < in->n; j++) total += in->w[j];
+  const int64_t cells = in->n * ((total < in->cap ? total : in->cap) + 1);
+  for_each_candidate(SKSS_OP_KNAPSACK, index, cells / 64, ks_run, &c);
+  tu_knapsack_free(in);
+  free(c.taken);
 }
 
 /* The paper's example, ties, n = 0 and 1, C = 0, zero weights and values,
@@ -683,83 +638,83 @@ static void test_knapsack(void **state) {
   tu_rng_init(&r, tu_seed() + 3);
   int index = 0;
   const int fixed = 4; /* KS_KINDS[4] */
-  ks_case c = ks_new(4, 5); /* the task-array paper's example (Figure 6) */
+  tu_knapsack c = tu_knapsack_new(4, 5); /* the task-array paper's example (Figure 6) */
   const int64_t pw[] = {4, 2, 3, 1}, pv[] = {2, 2, 3, 4};
   memcpy(c.w, pw, sizeof pw);
   memcpy(c.v, pv, sizeof pv);
   ks_one(index++, &c, fixed);
   for (int t = 0; t < 2; t++) { /* ties: many subsets reach the optimum */
-    c = ks_new(12, 30);
+    c = tu_knapsack_new(12, 30);
     for (int j = 0; j < 12; j++) c.w[j] = t ? 1 + j % 3 : 5, c.v[j] = t ? 2 * (1 + j % 3) : 7;
     ks_one(index++, &c, fixed);
   }
   for (int k = 0; k < 8; k++) { /* n = 0, 1 */
     static const int64_t one[][4] = {{0, 0, 0, 0}, {0, 17, 0, 0}, {1, 0, 3, 9}, {1, 3, 3, 9},
                                      {1, 2, 3, 9}, {1, 0, 0, 9},  {1, 0, 0, 0}, {1, 5, 6, 0}};
-    c = ks_new(one[k][0], one[k][1]);
+    c = tu_knapsack_new(one[k][0], one[k][1]);
     c.w[0] = one[k][2];
     c.v[0] = one[k][3];
     ks_one(index++, &c, fixed);
   }
   for (int k = 0; k < tu_sizes_count; k++) { /* C = 0 with some zero weights */
-    c = ks_random(&r, ZEROS, tu_sizes[k], 20, 0);
-    ks_one(index++, &c, ZEROS);
+    c = tu_knapsack_random(&r, TU_KNAPSACK_ZEROS, tu_sizes[k], 20, 0);
+    ks_one(index++, &c, TU_KNAPSACK_ZEROS);
   }
   for (int round = 0; round < 60; round++) {
-    c = ks_random(&r, (ks_kind)(round % 4), round % 17, tu_range(&r, 1, 40), -1);
+    c = tu_knapsack_random(&r, (tu_knapsack_kind)(round % 4), round % 17, tu_range(&r, 1, 40), -1);
     if (round % 5 == 0) c.cap = tu_range(&r, 0, 60);
     ks_one(index++, &c, round % 4);
   }
   static const int64_t caps[] = {1, 63, 64, 65, 127, 128, 129, 2047, 2048, 2049, 4095, 16383, 16384, 16385};
   for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++)
-    for (int kind = UNCORRELATED; kind <= ZEROS; kind++) {
+    for (int kind = TU_KNAPSACK_UNCORRELATED; kind <= TU_KNAPSACK_ZEROS; kind++) {
       const int64_t n = tu_sizes[(k + (size_t)kind) % (size_t)tu_sizes_count] % 97 + 1;
-      c = ks_random(&r, (ks_kind)kind, n, tu_range(&r, 1, caps[k] + 50), caps[k]);
+      c = tu_knapsack_random(&r, (tu_knapsack_kind)kind, n, tu_range(&r, 1, caps[k] + 50), caps[k]);
       ks_one(index++, &c, kind);
     }
   if (!small_only()) {
     static const int64_t big[][3] = {{120, 300, 60000}, {97, 40000, 150001}, {64, 30000, -1}, {31, 3000, 200003}};
     for (size_t k = 0; k < sizeof big / sizeof big[0]; k++)
-      for (int kind = UNCORRELATED; kind <= ZEROS; kind++) {
-        c = ks_random(&r, (ks_kind)kind, big[k][0], big[k][1], big[k][2]);
+      for (int kind = TU_KNAPSACK_UNCORRELATED; kind <= TU_KNAPSACK_ZEROS; kind++) {
+        c = tu_knapsack_random(&r, (tu_knapsack_kind)kind, big[k][0], big[k][1], big[k][2]);
         ks_one(index++, &c, kind);
       }
-    c = ks_random(&r, UNCORRELATED, 4500, 40, 9000); /* more rows than a pass holds */
-    ks_one(index++, &c, UNCORRELATED);
-    c = ks_random(&r, STRONG, 200, 1000, 1000000000000000); /* C clamped to the total */
-    ks_one(index++, &c, STRONG);
+    c = tu_knapsack_random(&r, TU_KNAPSACK_UNCORRELATED, 4500, 40, 9000); /* more rows than a pass holds */
+    ks_one(index++, &c, TU_KNAPSACK_UNCORRELATED);
+    c = tu_knapsack_random(&r, TU_KNAPSACK_STRONG, 200, 1000, 1000000000000000); /* C clamped to the total */
+    ks_one(index++, &c, TU_KNAPSACK_STRONG);
   }
-  for (int kind = UNCORRELATED; kind <= ZEROS; kind++) { /* C around the total weight */
-    ks_case base = ks_random(&r, (ks_kind)kind, 30, 50, 0);
+  /* C around the total weight */
+  for (int kind = TU_KNAPSACK_UNCORRELATED; kind <= TU_KNAPSACK_ZEROS; kind++) {
+    tu_knapsack base = tu_knapsack_random(&r, (tu_knapsack_kind)kind, 30, 50, 0);
     int64_t total = 0;
     for (int64_t j = 0; j < base.n; j++) total += base.w[j];
     for (int64_t cap = total + 500; cap >= total - 1; cap -= cap > total ? 500 : 1) {
-      c = ks_new(base.n, cap);
+      c = tu_knapsack_new(base.n, cap);
       memcpy(c.w, base.w, (size_t)base.n * 8);
       memcpy(c.v, base.v, (size_t)base.n * 8);
       ks_one(index++, &c, kind);
     }
-    free(base.w);
-    free(base.v);
+    tu_knapsack_free(&base);
   }
   for (int64_t extra = 0; extra <= 1; extra++) { /* values summing to INT32_MAX (+ 1) */
-    c = ks_random(&r, UNCORRELATED, 40, 500, 5000);
+    c = tu_knapsack_random(&r, TU_KNAPSACK_UNCORRELATED, 40, 500, 5000);
     int64_t rest = INT32_MAX + extra;
     for (int64_t j = 0; j < c.n; j++) {
       c.v[j] = j == c.n - 1 ? rest : tu_range(&r, 1, INT32_MAX / 64);
       rest -= c.v[j];
     }
-    ks_one(index++, &c, UNCORRELATED);
+    ks_one(index++, &c, TU_KNAPSACK_UNCORRELATED);
   }
   for (int k = 0; k < 2; k++) { /* values near 2^61; then summing to exactly INT64_MAX */
-    c = ks_random(&r, WEAK, 3, 100, 150);
+    c = tu_knapsack_random(&r, TU_KNAPSACK_WEAK, 3, 100, 150);
     for (int64_t j = 0; j < c.n; j++) c.v[j] = ((int64_t)1 << 61) + tu_range(&r, 0, 1000);
     if (k) c.v[0] = INT64_MAX - c.v[1] - c.v[2];
-    ks_one(index++, &c, WEAK);
+    ks_one(index++, &c, TU_KNAPSACK_WEAK);
   }
-  c = ks_random(&r, WEAK, 300, 3000, small_only() ? 1000 : 100000); /* int64 cells */
+  c = tu_knapsack_random(&r, TU_KNAPSACK_WEAK, 300, 3000, small_only() ? 1000 : 100000); /* int64 cells */
   for (int64_t j = 0; j < c.n; j++) c.v[j] = ((int64_t)1 << 40) + c.w[j] * 997;
-  ks_one(index++, &c, WEAK);
+  ks_one(index++, &c, TU_KNAPSACK_WEAK);
   expect_every_algorithm_ran(SKSS_OP_KNAPSACK);
 }
 
@@ -826,10 +781,6 @@ static void cp_one(int index, skss_compact_desc d, const void *in) {
   free(indices);
 }
 
-static bool cp_signed(skss_dtype t) {
-  return t == SKSS_DTYPE_I8 || t == SKSS_DTYPE_I16 || t == SKSS_DTYPE_I32 || t == SKSS_DTYPE_I64;
-}
-
 /* Element k of type t from a double (floats), or from raw bits (integers, wrapping). */
 static void cp_store(skss_dtype t, void *data, int64_t k, uint64_t bits, double f) {
   uint8_t *p = (uint8_t *)data + (size_t)k * skss_dtype_size(t);
@@ -846,42 +797,7 @@ static void cp_store(skss_dtype t, void *data, int64_t k, uint64_t bits, double 
 static uint64_t cp_max(skss_dtype t) { /* the largest value's bits */
   const unsigned bits = 8u * (unsigned)skss_dtype_size(t);
   const uint64_t all = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-  return cp_signed(t) ? all >> 1 : all;
-}
-
-/* Uniform in [lo, hi], any int64 bounds. */
-static int64_t cp_between(tu_rng *r, int64_t lo, int64_t hi) {
-  const uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
-  return (int64_t)((uint64_t)lo + (span == 0 ? tu_next(r) : tu_next(r) % span));
-}
-
-/* Scalar pairs per dtype: random, the type's limits, the int64 limits, just
- * outside the type (integers); random, infinities, NaN, -0.0 and 0.1, and
- * 1e300, which f32 rounds to inf (floats). */
-static void cp_scalars(tu_rng *r, skss_dtype t, int which, skss_scalar *a, skss_scalar *b) {
-  a->u = b->u = 0;
-  if (is_float(t)) {
-    static const double pairs[3][2] = {{-INFINITY, INFINITY}, {NAN, 0.5}, {-0.0, 0.1}};
-    a->f = which ? pairs[which - 1][0] : (tu_unit(r) - 0.5) * 8.0;
-    b->f = which ? pairs[which - 1][1] : (tu_unit(r) - 0.5) * 8.0;
-    if (which == 3 && t == SKSS_DTYPE_F32) b->f = 1e300;
-    return;
-  }
-  const uint64_t hi = cp_max(t);
-  if (cp_signed(t)) {
-    const int64_t top = (int64_t)hi, low = -top - 1;
-    const int64_t choices[4][2] = {{cp_between(r, low, top), cp_between(r, low, top)},
-                                   {low, top},
-                                   {INT64_MIN, INT64_MAX},
-                                   {low == INT64_MIN ? low : low - 1, top == INT64_MAX ? top : top + 1}};
-    a->i = choices[which][0];
-    b->i = choices[which][1];
-  } else {
-    const uint64_t choices[4][2] = {{tu_next(r) & hi, tu_next(r) & hi}, {0, hi}, {UINT64_MAX, 0},
-                                    {hi == UINT64_MAX ? hi : hi + 1, 1}};
-    a->u = choices[which][0];
-    b->u = choices[which][1];
-  }
+  return tu_dtype_is_signed(t) ? all >> 1 : all;
 }
 
 /* The dtype's awkward values: the scalars and their neighbours, 0, +-1, the
@@ -889,7 +805,7 @@ static void cp_scalars(tu_rng *r, skss_dtype t, int which, skss_scalar *a, skss_
  * subnormal. Integers as raw bits (stored wrapping), floats as doubles. */
 static int cp_specials(const skss_compact_desc *d, uint64_t *bits, double *f) {
   int n = 0;
-  if (is_float(d->dtype)) {
+  if (tu_dtype_is_float(d->dtype)) {
     const bool single = d->dtype == SKSS_DTYPE_F32;
     const double fixed[] = {0.0, 1.0, -1.0, NAN, -NAN, INFINITY, -INFINITY, -0.0,
                             single ? 0x1p-149 : 0x1p-1074, single ? 0x1.fffffep127 : 0x1.fffffffffffffp1023};
@@ -930,6 +846,12 @@ static void cp_fill(tu_rng *r, const skss_compact_desc *d, void *in, uint8_t *ma
     mask[d->n / 8] |= (uint8_t)(0xFF << (d->n % 8));
 }
 
+/* Runs one of tu_compact_large()'s cases; `next` counts the cases. */
+static void cp_large(void *next, skss_compact_desc d, const void *in) {
+  int *index = next;
+  cp_one((*index)++, d, in);
+}
+
 /* Every dtype x predicate x scalar pair on awkward sizes (the masks and the
  * sizes only the chain of blocks needs with one pair), then a million f32
  * at selectivities 0, 50 and 100 % and a million-bit mask. */
@@ -949,7 +871,7 @@ static void test_compact(void **state) {
           d.dtype = DTYPES[t];
           d.keep = (skss_compact_keep)p;
           d.n = sizes[z];
-          cp_scalars(&r, d.dtype, s, &d.a, &d.b);
+          tu_compact_scalars(&r, d.dtype, s, &d.a, &d.b);
           void *in = malloc((size_t)d.n * 8 + 1);
           uint8_t *mask = malloc((size_t)d.n + 1);
           assert_true(in != NULL && mask != NULL);
@@ -959,30 +881,7 @@ static void test_compact(void **state) {
           free(in);
           free(mask);
         }
-  if (!small_only()) {
-    const int64_t n = 1000003;
-    float *in = malloc((size_t)n * sizeof *in);
-    uint8_t *mask = malloc((size_t)n);
-    assert_true(in != NULL && mask != NULL);
-    for (int64_t k = 0; k < n; k++) in[k] = (float)tu_unit(&r);
-    for (int64_t k = 0; k < n; k++) mask[k] = (uint8_t)(tu_range(&r, 0, 2) == 0);
-    static const double cut[] = {0.0, 0.5, 2.0};
-    for (int s = 0; s < 3; s++) {
-      skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
-      d.n = n;
-      d.keep = SKSS_COMPACT_KEEP_LT;
-      d.a.f = cut[s];
-      cp_one(index++, d, in);
-    }
-    skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
-    d.n = n;
-    d.dtype = SKSS_DTYPE_U8;
-    d.keep = SKSS_COMPACT_KEEP_MASK_BITS;
-    d.mask = mask;
-    cp_one(index++, d, mask);
-    free(in);
-    free(mask);
-  }
+  if (!small_only()) tu_compact_large(&r, cp_large, &index);
   expect_every_algorithm_ran(SKSS_OP_COMPACT);
 }
 

@@ -39,11 +39,6 @@ enum { OUT_VALUES = 1, OUT_INDICES = 2 };
 
 /* ---- elements as numbers ----------------------------------------------- */
 
-static bool is_float(skss_dtype t) { return t == SKSS_DTYPE_F32 || t == SKSS_DTYPE_F64; }
-static bool is_signed(skss_dtype t) {
-  return t == SKSS_DTYPE_I8 || t == SKSS_DTYPE_I16 || t == SKSS_DTYPE_I32 || t == SKSS_DTYPE_I64;
-}
-
 /* An element or a scalar in its dtype's class: exactly one member is used. */
 typedef struct number {
   int64_t i;
@@ -73,19 +68,19 @@ static number element(skss_dtype t, const void *data, int64_t k) {
 static number scalar(skss_dtype t, skss_scalar s) {
   number x = {0, 0, 0.0};
   if (t == SKSS_DTYPE_F32) x.f = (double)(float)s.f;
-  else if (is_float(t)) x.f = s.f;
-  else if (is_signed(t)) x.i = s.i;
+  else if (tu_dtype_is_float(t)) x.f = s.f;
+  else if (tu_dtype_is_signed(t)) x.i = s.i;
   else x.u = s.u;
   return x;
 }
 
 /* -1, 0, 1, or 2 when unordered (a NaN). */
 static int compare(skss_dtype t, number x, number y) {
-  if (is_float(t)) {
+  if (tu_dtype_is_float(t)) {
     if (isnan(x.f) || isnan(y.f)) return 2;
     return x.f < y.f ? -1 : x.f > y.f ? 1 : 0;
   }
-  if (is_signed(t)) return x.i < y.i ? -1 : x.i > y.i ? 1 : 0;
+  if (tu_dtype_is_signed(t)) return x.i < y.i ? -1 : x.i > y.i ? 1 : 0;
   return x.u < y.u ? -1 : x.u > y.u ? 1 : 0;
 }
 
@@ -237,16 +232,16 @@ static void store(skss_dtype t, void *data, int64_t k, number x) {
 static number type_min(skss_dtype t) {
   number x = {0, 0, 0.0};
   unsigned bits = 8u * (unsigned)skss_dtype_size(t);
-  if (is_float(t)) x.f = -INFINITY;
-  else if (is_signed(t)) x.i = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
+  if (tu_dtype_is_float(t)) x.f = -INFINITY;
+  else if (tu_dtype_is_signed(t)) x.i = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
   return x;
 }
 
 static number type_max(skss_dtype t) {
   number x = {0, 0, 0.0};
   unsigned bits = 8u * (unsigned)skss_dtype_size(t);
-  if (is_float(t)) x.f = t == SKSS_DTYPE_F32 ? FLT_MAX : DBL_MAX;
-  else if (is_signed(t)) x.i = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
+  if (tu_dtype_is_float(t)) x.f = t == SKSS_DTYPE_F32 ? FLT_MAX : DBL_MAX;
+  else if (tu_dtype_is_signed(t)) x.i = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
   else x.u = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
   return x;
 }
@@ -261,7 +256,7 @@ static int specials(skss_dtype t, const skss_compact_desc *d, number *out) {
   out[n++] = (number){1, 1, 1.0};
   out[n++] = (number){-1, 0, -1.0};
   for (int s = 0; s < 2; s++) {
-    if (is_float(t)) {
+    if (tu_dtype_is_float(t)) {
       bool single = t == SKSS_DTYPE_F32;
       out[n++] = sc[s];
       out[n++] = (number){0, 0, single ? nextafterf((float)sc[s].f, INFINITY) : nextafter(sc[s].f, INFINITY)};
@@ -272,7 +267,7 @@ static int specials(skss_dtype t, const skss_compact_desc *d, number *out) {
       out[n++] = (number){sc[s].i - (sc[s].i != INT64_MIN), sc[s].u - (sc[s].u != 0), 0.0};
     }
   }
-  if (is_float(t)) {
+  if (tu_dtype_is_float(t)) {
     out[n++] = (number){0, 0, NAN};
     out[n++] = (number){0, 0, -NAN};
     out[n++] = (number){0, 0, INFINITY};
@@ -296,48 +291,8 @@ static void fill(tu_rng *rng, const skss_compact_desc *d, void *in, uint8_t *mas
   if (d->keep == SKSS_COMPACT_KEEP_MASK_BITS && d->n % 8 != 0) mask[d->n / 8] |= (uint8_t)(0xFF << (d->n % 8));
 }
 
-/* Scalar pairs (a, b) per dtype: random elements, the limits, out-of-range
- * values (integers), NaN / infinities / signed zeros / a value float32
- * rounds (floats). */
+/* The scalar pairs of tu_compact_scalars(). */
 #define N_SCALARS 4
-
-/* Uniform in [lo, hi], any int64 bounds (tu_range's span overflows on the full range). */
-static int64_t random_between(tu_rng *rng, int64_t lo, int64_t hi) {
-  uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
-  return (int64_t)((uint64_t)lo + (span == 0 ? tu_next(rng) : tu_next(rng) % span));
-}
-
-static void scalars(tu_rng *rng, skss_dtype t, int which, skss_scalar *a, skss_scalar *b) {
-  number lo = type_min(t), hi = type_max(t);
-  a->u = b->u = 0;
-  if (is_float(t)) {
-    static const double pairs[N_SCALARS - 1][2] = {{-INFINITY, INFINITY}, {NAN, 0.5}, {-0.0, 0.1}};
-    if (which == 0) {
-      a->f = (tu_unit(rng) - 0.5) * 8.0;
-      b->f = (tu_unit(rng) - 0.5) * 8.0;
-    } else {
-      a->f = pairs[which - 1][0];
-      b->f = pairs[which - 1][1];
-    }
-    if (which == 3 && t == SKSS_DTYPE_F32) b->f = 1e300; /* rounds to +inf */
-    return;
-  }
-  if (is_signed(t)) {
-    int64_t choices[N_SCALARS][2] = {{random_between(rng, lo.i, hi.i), random_between(rng, lo.i, hi.i)},
-                                     {lo.i, hi.i},
-                                     {INT64_MIN, INT64_MAX},
-                                     {lo.i == INT64_MIN ? lo.i : lo.i - 1, hi.i == INT64_MAX ? hi.i : hi.i + 1}};
-    a->i = choices[which][0];
-    b->i = choices[which][1];
-  } else {
-    uint64_t choices[N_SCALARS][2] = {{tu_next(rng) & hi.u, tu_next(rng) & hi.u},
-                                      {0, hi.u},
-                                      {UINT64_MAX, 0},
-                                      {hi.u == UINT64_MAX ? hi.u : hi.u + 1, 1}};
-    a->u = choices[which][0];
-    b->u = choices[which][1];
-  }
-}
 
 /* ---- the matrix: every dtype x predicate x output set on CPU_REF ---------- */
 
@@ -357,7 +312,7 @@ static void test_matrix(void **state) {
           d.dtype = DTYPES[t];
           d.keep = (skss_compact_keep)p;
           d.n = MATRIX_SIZES[z];
-          scalars(&rng, d.dtype, s, &d.a, &d.b);
+          tu_compact_scalars(&rng, d.dtype, s, &d.a, &d.b);
           size_t n = (size_t)d.n;
           void *in = malloc(n * 8 + 1);
           uint8_t *mask = malloc(n + 1);
@@ -375,32 +330,14 @@ static void test_matrix(void **state) {
 
 /* ---- large inputs, selectivity 0, 50 and 100 % ------------------------------ */
 
+static void check_large(void *c, skss_compact_desc d, const void *in) {
+  check_reference(c, d, in, d.keep == SKSS_COMPACT_KEEP_MASK_BITS ? "large bit mask" : "large f32");
+}
+
 static void test_large(void **state) {
-  const contexts *c = *state;
   tu_rng rng;
   tu_rng_init(&rng, tu_seed() + 1);
-  const int64_t n = 1000003;
-  float *in = malloc((size_t)n * sizeof(float));
-  uint8_t *mask = malloc((size_t)n);
-  assert_true(in != NULL && mask != NULL);
-  for (int64_t k = 0; k < n; k++) in[k] = (float)tu_unit(&rng);
-  static const double cut[] = {0.0, 0.5, 2.0};
-  for (int s = 0; s < 3; s++) {
-    skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
-    d.n = n;
-    d.keep = SKSS_COMPACT_KEEP_LT;
-    d.a.f = cut[s];
-    check_reference(c, d, in, "large f32");
-  }
-  for (int64_t k = 0; k < n; k++) mask[k] = (uint8_t)(tu_range(&rng, 0, 2) == 0);
-  skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
-  d.n = n;
-  d.dtype = SKSS_DTYPE_U8;
-  d.keep = SKSS_COMPACT_KEEP_MASK_BITS;
-  d.mask = mask;
-  check_reference(c, d, mask, "large bit mask");
-  free(in);
-  free(mask);
+  tu_compact_large(&rng, check_large, *state);
 }
 
 /* Far more threads than cores, so block owners get descheduled mid-block and

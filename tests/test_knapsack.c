@@ -19,54 +19,9 @@
 #define POISON 0xA5
 #define BIG_C 1000000000000000ll /* 10^15 */
 
-/* ---- instances --------------------------------------------------------- */
-
-typedef struct inst {
-  int64_t n, cap;
-  int64_t *w, *v;
-} inst;
-
-typedef enum inst_kind { UNCORRELATED, WEAK, STRONG, ZEROS } inst_kind;
-
-static inst inst_new(int64_t n, int64_t cap) {
-  inst in = {n, cap, calloc((size_t)n + 1, sizeof(int64_t)), calloc((size_t)n + 1, sizeof(int64_t))};
-  assert_non_null(in.w);
-  assert_non_null(in.v);
-  return in;
-}
-
-static void inst_free(inst *in) {
-  free(in->w);
-  free(in->v);
-}
-
-/* Pisinger's classes with weights in [1, r]; ZEROS mixes in zero weights,
- * zero values and items heavier than the capacity. cap < 0: half the weight. */
-static inst inst_random(tu_rng *rng, inst_kind kind, int64_t n, int64_t r, int64_t cap) {
-  inst in = inst_new(n, 0);
-  int64_t total = 0;
-  for (int64_t j = 0; j < n; j++) {
-    int64_t w = tu_range(rng, 1, r);
-    int64_t v = kind == STRONG ? w + r / 10
-                : kind == WEAK ? w + tu_range(rng, -(r / 10), r / 10)
-                               : tu_range(rng, 1, r);
-    if (kind == ZEROS) {
-      int64_t pick = tu_range(rng, 0, 5);
-      if (pick == 0) w = 0;
-      if (pick == 1) v = 0;
-      if (pick == 2) w = r * 4;
-    }
-    in.w[j] = w;
-    in.v[j] = v < 1 && kind == WEAK ? 1 : v;
-    total += w;
-  }
-  in.cap = cap >= 0 ? cap : total / 2;
-  return in;
-}
-
 /* ---- oracles -------------------------------------------------------------- */
 
-static int64_t brute_force(const inst *in) {
+static int64_t brute_force(const tu_knapsack *in) {
   int64_t best = 0;
   for (uint64_t s = 0; s < (1ull << in->n); s++) {
     int64_t w = 0, v = 0;
@@ -78,7 +33,7 @@ static int64_t brute_force(const inst *in) {
 }
 
 /* The full table V[c][j] (no clamping, no reduction) and the rule's walk. */
-static int64_t table_oracle(const inst *in, uint8_t *taken) {
+static int64_t table_oracle(const tu_knapsack *in, uint8_t *taken) {
   int64_t rows = in->cap + 1;
   int64_t *V = calloc((size_t)(rows * (in->n + 1)), sizeof(int64_t));
   assert_non_null(V);
@@ -136,7 +91,7 @@ static int teardown(void **state) {
   return 0;
 }
 
-static void print_config(int k, const inst *in) {
+static void print_config(int k, const tu_knapsack *in) {
   print_error("config %s/%d threads/%s, n = %lld, C = %lld\n",
               skss_backend_name(CONFIGS[k].backend), CONFIGS[k].threads,
               skss_algorithm_name(SKSS_OP_KNAPSACK, CONFIGS[k].algorithm), (long long)in->n,
@@ -144,7 +99,7 @@ static void print_config(int k, const inst *in) {
 }
 
 /* Solves `in` with config k, poisoning the outputs first; returns the status. */
-static skss_status solve(const fixture *f, int k, const inst *in, int value_only, int64_t max_bytes,
+static skss_status solve(const fixture *f, int k, const tu_knapsack *in, int value_only, int64_t max_bytes,
                          int64_t *best, uint8_t *taken) {
   skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
   d.n_items = in->n;
@@ -158,7 +113,7 @@ static skss_status solve(const fixture *f, int k, const inst *in, int value_only
 }
 
 /* The chosen set is feasible and worth `best`. */
-static void check_feasible(const inst *in, const uint8_t *taken, int64_t best, int k) {
+static void check_feasible(const tu_knapsack *in, const uint8_t *taken, int64_t best, int k) {
   int64_t w = 0, v = 0;
   for (int64_t j = 0; j < in->n; j++) {
     if (taken[j] > 1) {
@@ -177,7 +132,7 @@ static void check_feasible(const inst *in, const uint8_t *taken, int64_t best, i
 /* Every CPU_REF config gives `best` and exactly `expect_taken` (when not
  * NULL; else the first config's choice), in reconstruction and value-only
  * mode. */
-static void check_all(const fixture *f, const inst *in, int64_t expect_best,
+static void check_all(const fixture *f, const tu_knapsack *in, int64_t expect_best,
                       const uint8_t *expect_taken) {
   uint8_t *taken = malloc((size_t)in->n + 1), *first = malloc((size_t)in->n + 1);
   assert_non_null(taken);
@@ -208,7 +163,7 @@ static void check_all(const fixture *f, const inst *in, int64_t expect_best,
 }
 
 /* Checks against the full-table oracle (and brute force when n <= 16). */
-static void check_with_table(const fixture *f, const inst *in) {
+static void check_with_table(const fixture *f, const tu_knapsack *in) {
   uint8_t *taken = malloc((size_t)in->n + 1);
   assert_non_null(taken);
   int64_t best = table_oracle(in, taken);
@@ -224,41 +179,41 @@ static void test_brute_force_small(void **state) {
   tu_rng_init(&rng, tu_seed());
   for (int round = 0; round < 60; round++) {
     int64_t n = round % 17;
-    inst in = inst_random(&rng, (inst_kind)(round % 4), n, tu_range(&rng, 1, 40), -1);
+    tu_knapsack in = tu_knapsack_random(&rng, (tu_knapsack_kind)(round % 4), n, tu_range(&rng, 1, 40), -1);
     if (round % 5 == 0) in.cap = tu_range(&rng, 0, 60);
     check_with_table(*state, &in);
-    inst_free(&in);
+    tu_knapsack_free(&in);
   }
 }
 
 /* The paper's example (Figure 6): items (v, w) = (2,4), (2,2), (3,3), (4,1). */
 static void test_paper_example(void **state) {
-  inst in = inst_new(4, 5);
+  tu_knapsack in = tu_knapsack_new(4, 5);
   int64_t v[] = {2, 2, 3, 4}, w[] = {4, 2, 3, 1};
   memcpy(in.v, v, sizeof v);
   memcpy(in.w, w, sizeof w);
   uint8_t expect[] = {0, 0, 1, 1};
   check_all(*state, &in, 7, expect);
-  inst_free(&in);
+  tu_knapsack_free(&in);
 }
 
 /* Ties: many subsets reach the optimum; the rule still fixes one. */
 static void test_ties(void **state) {
-  inst in = inst_new(12, 30);
+  tu_knapsack in = tu_knapsack_new(12, 30);
   for (int j = 0; j < 12; j++) in.w[j] = 5, in.v[j] = 7;
   check_with_table(*state, &in);
   for (int j = 0; j < 12; j++) in.w[j] = 1 + j % 3, in.v[j] = 2 * (1 + j % 3);
   check_with_table(*state, &in);
-  inst_free(&in);
+  tu_knapsack_free(&in);
 }
 
 static void test_edge_sizes(void **state) {
-  inst in = inst_new(0, 0);
+  tu_knapsack in = tu_knapsack_new(0, 0);
   check_all(*state, &in, 0, NULL); /* n = 0 */
   in.cap = 17;
   check_all(*state, &in, 0, NULL);
-  inst_free(&in);
-  in = inst_new(1, 0); /* n = 1, C = 0 */
+  tu_knapsack_free(&in);
+  in = tu_knapsack_new(1, 0); /* n = 1, C = 0 */
   in.w[0] = 3, in.v[0] = 9;
   uint8_t no[] = {0}, yes[] = {1};
   check_all(*state, &in, 0, no);
@@ -271,13 +226,13 @@ static void test_edge_sizes(void **state) {
   check_all(*state, &in, 9, yes);
   in.v[0] = 0;
   check_all(*state, &in, 0, no);
-  inst_free(&in);
+  tu_knapsack_free(&in);
   tu_rng rng;
   tu_rng_init(&rng, tu_seed() + 1);
   for (int k = 0; k < tu_sizes_count; k++) { /* C = 0 with some zero weights */
-    in = inst_random(&rng, ZEROS, tu_sizes[k], 20, 0);
+    in = tu_knapsack_random(&rng, TU_KNAPSACK_ZEROS, tu_sizes[k], 20, 0);
     check_with_table(*state, &in);
-    inst_free(&in);
+    tu_knapsack_free(&in);
   }
 }
 
@@ -287,11 +242,12 @@ static void test_random_classes(void **state) {
   tu_rng_init(&rng, tu_seed() + 2);
   static const int64_t caps[] = {1, 63, 64, 65, 127, 128, 129, 2047, 2048, 2049, 4095, 16383, 16384, 16385};
   for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++) {
-    for (int kind = UNCORRELATED; kind <= ZEROS; kind++) {
+    for (int kind = TU_KNAPSACK_UNCORRELATED; kind <= TU_KNAPSACK_ZEROS; kind++) {
       int64_t n = tu_sizes[(k + (size_t)kind) % (size_t)tu_sizes_count] % 97 + 1;
-      inst in = inst_random(&rng, (inst_kind)kind, n, tu_range(&rng, 1, caps[k] + 50), caps[k]);
+      const int64_t range = tu_range(&rng, 1, caps[k] + 50);
+      tu_knapsack in = tu_knapsack_random(&rng, (tu_knapsack_kind)kind, n, range, caps[k]);
       check_with_table(*state, &in);
-      inst_free(&in);
+      tu_knapsack_free(&in);
     }
   }
 }
@@ -300,24 +256,24 @@ static void test_random_classes(void **state) {
 static void test_huge_capacity(void **state) {
   tu_rng rng;
   tu_rng_init(&rng, tu_seed() + 5);
-  inst in = inst_random(&rng, STRONG, 200, 1000, BIG_C);
+  tu_knapsack in = tu_knapsack_random(&rng, TU_KNAPSACK_STRONG, 200, 1000, BIG_C);
   int64_t all = 0;
   for (int64_t j = 0; j < in.n; j++) all += in.v[j];
   uint8_t *every = malloc((size_t)in.n);
   memset(every, 1, (size_t)in.n);
   check_all(*state, &in, all, every);
   free(every);
-  inst_free(&in);
+  tu_knapsack_free(&in);
   /* Capacities past, at and just under the total weight, against the unclamped table. */
-  for (int kind = UNCORRELATED; kind <= ZEROS; kind++) {
-    in = inst_random(&rng, (inst_kind)kind, 30, 50, 0);
+  for (int kind = TU_KNAPSACK_UNCORRELATED; kind <= TU_KNAPSACK_ZEROS; kind++) {
+    in = tu_knapsack_random(&rng, (tu_knapsack_kind)kind, 30, 50, 0);
     int64_t total = 0;
     for (int64_t j = 0; j < in.n; j++) total += in.w[j];
     for (int64_t cap = total + 500; cap >= total - 1; cap -= cap > total ? 500 : 1) {
       in.cap = cap;
       check_with_table(*state, &in);
     }
-    inst_free(&in);
+    tu_knapsack_free(&in);
   }
 }
 
@@ -326,22 +282,22 @@ static void test_cell_widths(void **state) {
   tu_rng rng;
   tu_rng_init(&rng, tu_seed() + 6);
   for (int64_t extra = 0; extra <= 1; extra++) {
-    inst in = inst_random(&rng, UNCORRELATED, 40, 500, 5000);
+    tu_knapsack in = tu_knapsack_random(&rng, TU_KNAPSACK_UNCORRELATED, 40, 500, 5000);
     int64_t rest = INT32_MAX + extra;
     for (int64_t j = 0; j < in.n; j++) {
       in.v[j] = j == in.n - 1 ? rest : tu_range(&rng, 1, INT32_MAX / 64);
       rest -= in.v[j];
     }
     check_with_table(*state, &in);
-    inst_free(&in);
+    tu_knapsack_free(&in);
   }
   /* Values near 2^61: int64 cells with sums far past 2^31. */
-  inst in = inst_random(&rng, WEAK, 3, 100, 150);
+  tu_knapsack in = tu_knapsack_random(&rng, TU_KNAPSACK_WEAK, 3, 100, 150);
   for (int64_t j = 0; j < in.n; j++) in.v[j] = ((int64_t)1 << 61) + tu_range(&rng, 0, 1000);
   check_with_table(*state, &in);
   in.v[0] = INT64_MAX - in.v[1] - in.v[2]; /* the sum is exactly INT64_MAX */
   check_with_table(*state, &in);
-  inst_free(&in);
+  tu_knapsack_free(&in);
 }
 
 /* Each instruction-set kernel equals the plain C kernel on random rows. */

@@ -35,7 +35,6 @@ static const pair PAIRS[] = {
 };
 #define N_PAIRS ((int)(sizeof PAIRS / sizeof PAIRS[0]))
 
-static bool is_float(skss_dtype t) { return t == SKSS_DTYPE_F32 || t == SKSS_DTYPE_F64; }
 
 /* ---- buffers ------------------------------------------------------------ */
 
@@ -87,24 +86,10 @@ static void fill_input(tu_rng *r, image *im, skss_dtype t) {
   }
 }
 
-static long double in_value(skss_dtype t, const void *p) {
-  switch (t) {
-    case SKSS_DTYPE_U8: return *(const uint8_t *)p;
-    case SKSS_DTYPE_I32: return *(const int32_t *)p;
-    case SKSS_DTYPE_U32: return *(const uint32_t *)p;
-    case SKSS_DTYPE_F32: return *(const float *)p;
-    default: return *(const double *)p;
-  }
-}
-
 /* The summand of an integer pair, modulo 2^32 (squares too). */
 static uint32_t in_u32(skss_dtype t, const void *p, bool sq) {
   uint32_t v = t == SKSS_DTYPE_U8 ? *(const uint8_t *)p : *(const uint32_t *)p;
   return sq ? v * v : v;
-}
-
-static long double out_value(skss_dtype t, const void *p) {
-  return t == SKSS_DTYPE_F32 ? *(const float *)p : *(const double *)p;
 }
 
 /* ---- references --------------------------------------------------------- */
@@ -121,7 +106,7 @@ static reference reference_new(const image *in, pair pr, bool sq) {
   reference ref = {in->rows, in->cols, NULL, NULL, NULL};
   size_t n = (size_t)(in->rows * in->cols) + 1;
   int64_t w = in->cols;
-  if (!is_float(pr.out)) {
+  if (!tu_dtype_is_float(pr.out)) {
     ref.mod = calloc(n, sizeof *ref.mod);
     assert_non_null(ref.mod);
     for (int64_t i = 0; i < in->rows; i++)
@@ -141,7 +126,7 @@ static reference reference_new(const image *in, pair pr, bool sq) {
   for (int64_t i = 0; i < in->rows; i++) {
     long double row = 0, abs_row = 0;
     for (int64_t j = 0; j < w; j++) {
-      long double x = in_value(pr.in, at(in, i, j));
+      long double x = tu_load(pr.in, at(in, i, j));
       if (sq) x *= x;
       row += x;
       abs_row += fabsl(x);
@@ -175,7 +160,7 @@ static void check_output(const image *out, const reference *ref, pair pr, skss_s
         continue;
       }
       size_t k = (size_t)(ri * ref->w + rj);
-      if (!is_float(pr.out)) {
+      if (!tu_dtype_is_float(pr.out)) {
         uint32_t got;
         memcpy(&got, p, sizeof got);
         if (got != ref->mod[k])
@@ -186,7 +171,7 @@ static void check_output(const image *out, const reference *ref, pair pr, skss_s
       long double factor =
           algorithm == SKSS_SAT_ALGORITHM_4R1W_CPU ? 5.0L * (ri + 1) * (rj + 1) : (long double)(ri + rj + 2);
       long double bound = factor * u * ref->abs_sum[k] * 1.001L;
-      long double err = fabsl(out_value(pr.out, p) - ref->sum[k]);
+      long double err = fabsl(tu_load(pr.out, p) - ref->sum[k]);
       if (!(err <= bound))
         TU_FAIL("%s: (%lld, %lld) is off by %Lg, bound %Lg", what, (long long)ri, (long long)rj,
                 err, bound);

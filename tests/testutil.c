@@ -3,6 +3,7 @@
  */
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,126 @@ double tu_unit(tu_rng *r) { return (double)(tu_next(r) >> 11) * 0x1.0p-53; }
 void tu_fill_bytes(tu_rng *r, void *p, size_t n) {
   unsigned char *b = p;
   for (size_t k = 0; k < n; k++) b[k] = (unsigned char)tu_next(r);
+}
+
+long double tu_load(skss_dtype t, const void *p) {
+#define TU_LOAD(DT, T) \
+  case DT: { T v; memcpy(&v, p, sizeof v); return v; }
+  switch (t) {
+    TU_LOAD(SKSS_DTYPE_U8, uint8_t)
+    TU_LOAD(SKSS_DTYPE_I8, int8_t)
+    TU_LOAD(SKSS_DTYPE_U16, uint16_t)
+    TU_LOAD(SKSS_DTYPE_I16, int16_t)
+    TU_LOAD(SKSS_DTYPE_U32, uint32_t)
+    TU_LOAD(SKSS_DTYPE_I32, int32_t)
+    TU_LOAD(SKSS_DTYPE_U64, uint64_t)
+    TU_LOAD(SKSS_DTYPE_I64, int64_t)
+    TU_LOAD(SKSS_DTYPE_F32, float)
+    TU_LOAD(SKSS_DTYPE_F64, double)
+  }
+#undef TU_LOAD
+  print_error("tu_load(): unknown dtype %d\n", (int)t);
+  fail();
+  return 0;
+}
+
+bool tu_dtype_is_float(skss_dtype t) { return t == SKSS_DTYPE_F32 || t == SKSS_DTYPE_F64; }
+
+bool tu_dtype_is_signed(skss_dtype t) {
+  return t == SKSS_DTYPE_I8 || t == SKSS_DTYPE_I16 || t == SKSS_DTYPE_I32 || t == SKSS_DTYPE_I64;
+}
+
+tu_knapsack tu_knapsack_new(int64_t n, int64_t cap) {
+  tu_knapsack in = {n, cap, calloc((size_t)n + 1, sizeof(int64_t)), calloc((size_t)n + 1, sizeof(int64_t))};
+  assert_non_null(in.w);
+  assert_non_null(in.v);
+  return in;
+}
+
+tu_knapsack tu_knapsack_random(tu_rng *r, tu_knapsack_kind kind, int64_t n, int64_t range, int64_t cap) {
+  tu_knapsack in = tu_knapsack_new(n, 0);
+  int64_t total = 0;
+  for (int64_t j = 0; j < n; j++) {
+    int64_t w = tu_range(r, 1, range);
+    int64_t v = kind == TU_KNAPSACK_STRONG ? w + range / 10
+                : kind == TU_KNAPSACK_WEAK ? w + tu_range(r, -(range / 10), range / 10)
+                                           : tu_range(r, 1, range);
+    if (kind == TU_KNAPSACK_ZEROS) {
+      const int64_t pick = tu_range(r, 0, 5);
+      if (pick == 0) w = 0;
+      if (pick == 1) v = 0;
+      if (pick == 2) w = range * 4;
+    }
+    in.w[j] = w;
+    in.v[j] = v < 1 && kind == TU_KNAPSACK_WEAK ? 1 : v;
+    total += w;
+  }
+  in.cap = cap >= 0 ? cap : total / 2;
+  return in;
+}
+
+void tu_knapsack_free(tu_knapsack *in) {
+  free(in->w);
+  free(in->v);
+}
+
+/* Uniform in [lo, hi], any int64 bounds (tu_range's span overflows on the full range). */
+static int64_t between(tu_rng *r, int64_t lo, int64_t hi) {
+  const uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+  return (int64_t)((uint64_t)lo + (span == 0 ? tu_next(r) : tu_next(r) % span));
+}
+
+void tu_compact_scalars(tu_rng *r, skss_dtype t, int which, skss_scalar *a, skss_scalar *b) {
+  a->u = b->u = 0;
+  if (tu_dtype_is_float(t)) {
+    static const double pairs[3][2] = {{-INFINITY, INFINITY}, {NAN, 0.5}, {-0.0, 0.1}};
+    a->f = which ? pairs[which - 1][0] : (tu_unit(r) - 0.5) * 8.0;
+    b->f = which ? pairs[which - 1][1] : (tu_unit(r) - 0.5) * 8.0;
+    if (which == 3 && t == SKSS_DTYPE_F32) b->f = 1e300;
+    return;
+  }
+  const unsigned bits = 8u * (unsigned)skss_dtype_size(t);
+  const uint64_t all = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  if (tu_dtype_is_signed(t)) {
+    const int64_t top = (int64_t)(all >> 1), low = -top - 1;
+    const int64_t choices[4][2] = {{between(r, low, top), between(r, low, top)},
+                                   {low, top},
+                                   {INT64_MIN, INT64_MAX},
+                                   {low == INT64_MIN ? low : low - 1, top == INT64_MAX ? top : top + 1}};
+    a->i = choices[which][0];
+    b->i = choices[which][1];
+  } else {
+    const uint64_t choices[4][2] = {{tu_next(r) & all, tu_next(r) & all}, {0, all}, {UINT64_MAX, 0},
+                                    {all == UINT64_MAX ? all : all + 1, 1}};
+    a->u = choices[which][0];
+    b->u = choices[which][1];
+  }
+}
+
+void tu_compact_large(tu_rng *r, void (*check)(void *arg, skss_compact_desc d, const void *in),
+                      void *arg) {
+  const int64_t n = 1000003;
+  float *in = malloc((size_t)n * sizeof *in);
+  uint8_t *mask = malloc((size_t)n);
+  assert_true(in != NULL && mask != NULL);
+  for (int64_t k = 0; k < n; k++) in[k] = (float)tu_unit(r);
+  for (int64_t k = 0; k < n; k++) mask[k] = (uint8_t)(tu_range(r, 0, 2) == 0);
+  static const double cut[] = {0.0, 0.5, 2.0};
+  for (int s = 0; s < 3; s++) {
+    skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+    d.n = n;
+    d.keep = SKSS_COMPACT_KEEP_LT;
+    d.a.f = cut[s];
+    check(arg, d, in);
+  }
+  skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+  d.n = n;
+  d.dtype = SKSS_DTYPE_U8;
+  d.keep = SKSS_COMPACT_KEEP_MASK_BITS;
+  d.mask = mask;
+  check(arg, d, mask);
+  free(in);
+  free(mask);
 }
 
 skss_ctx *tu_ctx(skss_backend backend, int threads) {

@@ -1,13 +1,16 @@
 /*
  * testutil.h — shared helpers of the cmocka tests: a seeded generator whose
  * seed is printed on failure (SKSS_TEST_SEED overrides it), the awkward
- * sizes every primitive is tested on, and context helpers.
+ * sizes every primitive is tested on, elements read as numbers, the
+ * generators of knapsack instances and compaction scalars that several tests
+ * share, and context helpers.
  */
 #ifndef SKSS_TESTUTIL_H
 #define SKSS_TESTUTIL_H
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -33,6 +36,45 @@ void tu_fill_bytes(tu_rng *r, void *p, size_t n);
 /* Awkward sizes: 1, 2, 31, 32, 33, primes, ... (tu_sizes_count of them). */
 extern const int64_t tu_sizes[];
 extern const int tu_sizes_count;
+
+/* The element of dtype t at p as a number: exact for every dtype (long
+ * double holds every 64-bit integer where it has a 64-bit significand). */
+long double tu_load(skss_dtype t, const void *p);
+bool tu_dtype_is_float(skss_dtype t);
+bool tu_dtype_is_signed(skss_dtype t);
+
+/* A 0-1 knapsack instance: n items (w and v have n + 1 zeroed slots). */
+typedef struct tu_knapsack {
+  int64_t n, cap;
+  int64_t *w, *v;
+} tu_knapsack;
+
+/* Pisinger's instance classes, and ZEROS: uncorrelated values mixed with
+ * zero weights, zero values and items heavier than the capacity. */
+typedef enum tu_knapsack_kind {
+  TU_KNAPSACK_UNCORRELATED,
+  TU_KNAPSACK_WEAK,
+  TU_KNAPSACK_STRONG,
+  TU_KNAPSACK_ZEROS
+} tu_knapsack_kind;
+
+/* n zeroed items and capacity cap; fails the test if it can't allocate. */
+tu_knapsack tu_knapsack_new(int64_t n, int64_t cap);
+/* n items of `kind` with weights in [1, range]; cap < 0: half the total weight. */
+tu_knapsack tu_knapsack_random(tu_rng *r, tu_knapsack_kind kind, int64_t n, int64_t range, int64_t cap);
+void tu_knapsack_free(tu_knapsack *in);
+
+/* Compaction scalar pair `which` (0 to 3) for dtype t: random, the type's
+ * limits, the int64 limits, just outside the type (integers); random,
+ * infinities, NaN and 0.5, -0.0 and 0.1, with 1e300 (which f32 rounds to
+ * inf) as b (floats). */
+void tu_compact_scalars(tu_rng *r, skss_dtype t, int which, skss_scalar *a, skss_scalar *b);
+
+/* The large compaction cases: a million f32 in [0, 1) kept below 0, 0.5
+ * and 2 (selectivities 0, 50 and 100 %), then a million-bit random mask;
+ * each is handed to check(arg, desc, input). */
+void tu_compact_large(tu_rng *r, void (*check)(void *arg, skss_compact_desc d, const void *in),
+                      void *arg);
 
 /* A context of `backend` with `threads` threads; fails the test if it can't. */
 skss_ctx *tu_ctx(skss_backend backend, int threads);

@@ -43,18 +43,6 @@ static int small_only(void) {
   return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
 }
 
-static int is_float(skss_dtype t) { return t == SKSS_DTYPE_F32 || t == SKSS_DTYPE_F64; }
-
-static double read_elem(const uint8_t *p, skss_dtype t) {
-  switch (t) {
-    case SKSS_DTYPE_U8: return *p;
-    case SKSS_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case SKSS_DTYPE_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case SKSS_DTYPE_F32: { float v; memcpy(&v, p, 4); return v; }
-    default: { double v; memcpy(&v, p, 8); return v; }
-  }
-}
-
 static void fill_input(tu_rng *r, uint8_t *buf, size_t bytes, skss_dtype t) {
   size_t n = bytes / skss_dtype_size(t);
   for (size_t k = 0; k < n; k++) {
@@ -95,14 +83,14 @@ static int check_float(const uint8_t *in, size_t in_pitch, skss_dtype tin, const
   for (int64_t i = 0; i < h && ok; i++) {
     long double row = 0, arow = 0;
     for (int64_t j = 0; j < w; j++) {
-      long double x = read_elem(in + (size_t)i * in_pitch + (size_t)j * skss_dtype_size(tin), tin);
+      long double x = tu_load(tin, in + (size_t)i * in_pitch + (size_t)j * skss_dtype_size(tin));
       if (tout == SKSS_DTYPE_F32 && tin != SKSS_DTYPE_F64) x = (float)x;
       if (square) x = tout == SKSS_DTYPE_F32 ? (long double)((float)x * (float)x) : x * x;
       row += x;
       arow += fabsl(x);
       exact[j + 1] += row;
       absum[j + 1] += arow;
-      double g = read_elem(got + (size_t)i * out_pitch + (size_t)j * skss_dtype_size(tout), tout);
+      double g = (double)tu_load(tout, got + (size_t)i * out_pitch + (size_t)j * skss_dtype_size(tout));
       double factor = bound_factor(alg, i, j);
       if (fabsl((long double)g - exact[j + 1]) > factor * u * absum[j + 1] + 1e-300) {
         snprintf(why, why_len, "(%lld, %lld): got %.17g, exact %.17Lg, bound %.3g", (long long)i,
@@ -174,7 +162,7 @@ static void run_one(skss_ctx *cuda, skss_ctx *ref, tu_rng *r, const run_spec *s)
     const uint8_t *w = k ? want_sq : want, *g = k ? got_sq : got;
     int ok;
     char why[256] = "";
-    if (!is_float(s->pair.out)) {
+    if (!tu_dtype_is_float(s->pair.out)) {
       ok = memcmp(w, g, out_bytes) == 0;
       if (!ok) {
         size_t first = 0;
