@@ -17,7 +17,7 @@
  *               row through shared memory, a barrier every 8 steps;
  *   Rrows block-N-L  the same with R rows a lane, the rows of a lane
  *               handing errors on in registers (R = 2 is run; R = 4 took
- *               96-107 ns a step, bench/NOTES.md);
+ *               96-107 ns a step, docs/performance.md);
  *   ... deferred  the row above's error, shuffled at one step, pushed into
  *               the row's sums at the next (lag >= 3 only), so no
  *               instruction of a step waits for a shuffle in flight;
