@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plots a `skss bench --json` result: throughput against size, ours and the peers, and speedups.
 
-usage: plot.py RESULTS.json OUT.png
+usage: plot.py [--primitive LIST] RESULTS.json OUT.png
 
 One panel per case family (primitive and variant, e.g. "sat u8->i32 padded";
 in a GPU run also the paper table the cases reproduce): throughput (pixels, DP
@@ -12,6 +12,8 @@ each family: the fastest skss row against the fastest optimal peer, and every
 algorithm of the multithreaded backend against the family's reference
 algorithm (GPU runs: our cuda algorithms against the fastest of the paper's
 algorithms of their table). Rows that failed or timed out are left out.
+--primitive sat,knapsack,... plots only those primitives' cases. The title
+names the machine and the date; the commit stays in the JSON.
 """
 import argparse
 import json
@@ -36,10 +38,12 @@ def load(path):
     return doc
 
 
-def families(doc):
-    """Case families in file order: name -> list of case indices."""
+def families(doc, primitives=None):
+    """Case families in file order (of the given primitives): name -> case indices."""
     out = OrderedDict()
     for c in doc["cases"]:
+        if primitives and c["primitive"] not in primitives:
+            continue
         table = f' [{c["table"]}]' if c.get("table") else ""
         out.setdefault(f'{c["primitive"]} {c["variant"]}{table}', []).append(c["index"])
     return out
@@ -157,7 +161,7 @@ def title(doc):
     backends = cfg.get("backends") or []
     cpu_text = f'cpu backend {cfg["threads"]} threads' if "cpu" in backends or not backends else \
         f'backends {", ".join(backends)}'
-    return (f'skss {m["skss_version"]} ({m["git_commit"]}) on {m["cpu_model"]}, {m["cores"]} cores, '
+    return (f'skss {m["skss_version"]} on {m["cpu_model"]}, {m["cores"]} cores, '
             f'{m["date"]}; {cpu_text}; copy bandwidth '
             f'{bw["gbs_1_thread"]:.1f} GB/s (1 thread), '
             f'{bw["gbs_threads"]:.1f} GB/s ({bw["threads"]} threads){gpu_text}')
@@ -165,11 +169,17 @@ def title(doc):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--primitive", help="comma-separated primitives to plot (default: all)")
     ap.add_argument("results")
     ap.add_argument("out")
     a = ap.parse_args()
     doc = load(a.results)
-    fams, rows = families(doc), good_rows(doc)
+    primitives = set(a.primitive.split(",")) if a.primitive else None
+    fams = families(doc, primitives)
+    if not fams:
+        sys.exit(f"plot.py: {a.results} has no cases of {a.primitive}")
+    kept = {i for indices in fams.values() for i in indices}
+    rows = [r for r in good_rows(doc) if r["case"] in kept]
     vs_peer, vs_ref = peer_bars(doc, fams, rows), reference_bars(doc, fams, rows)
     cols = 4
     grid_rows = max(1, math.ceil(len(fams) / cols))
