@@ -141,14 +141,20 @@ enum { LISTS = 4 };
 static size_t round64(size_t x) { return (x + 63) / 64 * 64; }
 
 /* Fails, before anything is allocated, when the call needs more than
- * max_bytes; `need` says how much ("123 bytes (...)", "more than ..."). */
+ * max_bytes; `need` says how much ("123 bytes (...)", "more than ..."), and
+ * `without_bits` what value-only mode would need (-1: not known). */
 static skss_status over_limit(skss_ctx *ctx, const skss_knapsack_desc *d, const skss__knap *p,
-                              const char *need, int64_t limit) {
+                              const char *need, int64_t limit, int64_t without_bits) {
+  char alternative[96] = "";
+  if (!d->value_only && without_bits < 0)
+    snprintf(alternative, sizeof alternative, " or use value_only mode (no decision bits)");
+  else if (!d->value_only)
+    snprintf(alternative, sizeof alternative,
+             " or use value_only mode (no decision bits: %lld bytes)", (long long)without_bits);
   return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
                     "%s: needs %s of working memory for %lld items over capacities 0..%lld, over "
                     "the limit max_bytes = %lld; raise max_bytes%s",
-                    FN, need, (long long)p->items, (long long)p->cap, (long long)limit,
-                    d->value_only ? "" : " or use value_only mode (no decision bits)");
+                    FN, need, (long long)p->items, (long long)p->cap, (long long)limit, alternative);
 }
 
 static skss_status plan_memory(skss_ctx *ctx, const skss_knapsack_desc *d, int algorithm,
@@ -160,7 +166,7 @@ static skss_status plan_memory(skss_ctx *ctx, const skss_knapsack_desc *d, int a
    * algorithms' index arithmetic stays far from overflow below it). */
   if (p->cap > SKSS__KNAP_MAX_CAP) {
     snprintf(need, sizeof need, "more than %lld bytes", (long long)INT64_MAX);
-    return over_limit(ctx, d, p, need, limit);
+    return over_limit(ctx, d, p, need, limit, -1);
   }
   size_t lists;
   bool fits = bits_bytes(d, p, &l->bits) && work_bytes(ctx, algorithm, p, &l->work) &&
@@ -171,12 +177,12 @@ static skss_status plan_memory(skss_ctx *ctx, const skss_knapsack_desc *d, int a
               skss__add_size(l->total, round64(l->work), &l->total);
   if (!fits) {
     snprintf(need, sizeof need, "more than %zu bytes", (size_t)SIZE_MAX);
-    return over_limit(ctx, d, p, need, limit);
+    return over_limit(ctx, d, p, need, limit, -1);
   }
   if ((uint64_t)l->total > (uint64_t)limit) {
     snprintf(need, sizeof need, "%zu bytes (%zu for value rows, %zu for decision bits)",
              l->total, l->work, l->bits);
-    return over_limit(ctx, d, p, need, limit);
+    return over_limit(ctx, d, p, need, limit, (int64_t)(l->total - round64(l->bits)));
   }
   return SKSS_OK;
 }
