@@ -460,14 +460,19 @@ typedef enum skss_knapsack_algorithm {
  * current capacity c, item j is taken iff V[c][j+1] != V[c][j]. So items
  * with v_j = 0 or w_j > C are never taken, and items with w_j = 0 are taken
  * iff v_j > 0.
- * Memory: with n' the items with 0 < w_j <= C and v_j > 0 and C' = min(C,
- * their total weight), item reconstruction needs about n' * (C' + 1) / 8
- * bytes of decision bits, value-only mode (threads + 1) * (C' + 1) * 8 bytes
- * of value rows. `max_bytes` bounds all of the call's working memory
- * (0 = 4 GiB): a call that would need more fails with SKSS_ERR_OUT_OF_MEMORY
- * before it allocates, and its error text gives the bytes it needs. The
- * memory comes from the context's arena, which keeps its largest size until
- * skss_ctx_destroy(). */
+ * Memory: with n' the items with 0 < w_j <= C and v_j > 0, C' = min(C,
+ * their total weight) and R = 4 (C' + 1) bytes a value row (8 when the values
+ * sum past 2^31), value-only mode needs about (threads + 1) R bytes (two rows
+ * on CPU_REF and with DP), and item reconstruction n' (C' + 1) / 8 bytes of
+ * decision bits more. `max_bytes` bounds all of the call's working memory
+ * (0 = 4 GiB). When the decision bits do not fit it, the items come from
+ * value-row checkpoints instead (the same items; one thread): with
+ * 2 R sqrt(n' (C' + 1) / (8 R)) bytes or so in twice the value-only work, in
+ * as little as (3 + log2 n') R + (C' + 1) / 8 bytes in up to log2 n' more
+ * passes. A call that cannot fit even that (or value-only mode's rows) fails
+ * with SKSS_ERR_OUT_OF_MEMORY before it allocates, and its error text gives
+ * the bytes it needs. The memory comes from the context's arena, which keeps
+ * its largest size until skss_ctx_destroy(). */
 typedef struct skss_knapsack_desc {
   size_t size;              /* sizeof(skss_knapsack_desc) */
   int64_t n_items;          /* >= 0 */

@@ -378,6 +378,54 @@ static int64_t needed_bytes(const fixture *f, int k, const skss_knapsack_desc *d
   return strtoll(msg + 6, NULL, 10);
 }
 
+/* The number after `key` in the context's last error. */
+static int64_t number_after(const fixture *f, int k, const char *key) {
+  const char *msg = strstr(skss_ctx_last_error(f->ctx[k]), key);
+  if (msg == NULL) TU_FAIL("no \"%s\" in \"%s\"", key, skss_ctx_last_error(f->ctx[k]));
+  return strtoll(msg + strlen(key), NULL, 10);
+}
+
+/* Under a memory limit too small for all the decision bits the items come
+ * from value-row checkpoints (one level, several, or bisection down to one
+ * row of bits): the same set as with all the bits, on every config. */
+static void test_checkpoint_reconstruction(void **state) {
+  fixture *f = *state;
+  tu_rng r;
+  tu_rng_init(&r, tu_seed());
+  /* cpu-ref (every cell), cpu (from each row's lower bound), the task array */
+  static const int configs[3] = {0, 2, 5};
+  for (int round = 0; round < 8; round++) {
+    /* Checkpoint rows (4 bytes a capacity) pay only past ~100 items. */
+    const int64_t n = 300 + round * 211 % 1500, range = round % 2 ? 60 : 20;
+    tu_knapsack in = tu_knapsack_random(&r, (tu_knapsack_kind)(round % 4), n, range, -1);
+    int64_t want = 0, best = 0;
+    uint8_t *want_taken = malloc((size_t)n + 1), *taken = malloc((size_t)n + 1);
+    assert_non_null(want_taken);
+    assert_non_null(taken);
+    TU_OK(f->ctx[0], solve(f, 0, &in, 0, 0, &want, want_taken));
+    for (int c = 0; c < 3; c++) {
+      const int k = configs[c];
+      skss_status st = solve(f, k, &in, 0, 1, &best, taken);
+      if (st != SKSS_ERR_OUT_OF_MEMORY) TU_FAIL("max_bytes = 1 gave %s", skss_status_string(st));
+      const int64_t need = number_after(f, k, "needs "), least = number_after(f, k, "or at least ");
+      const int64_t limits[3] = {least, least + (need - least) / 7, need - 1};
+      for (int t = 0; t < 3; t++) {
+        TU_OK(f->ctx[k], solve(f, k, &in, 0, limits[t], &best, taken));
+        if (best != want || memcmp(taken, want_taken, (size_t)n) != 0) {
+          print_config(k, &in);
+          TU_FAIL("max_bytes = %lld (all bits: %lld, least: %lld): best %lld, want %lld, or "
+                  "another set", (long long)limits[t], (long long)need, (long long)least,
+                  (long long)best, (long long)want);
+        }
+      }
+    }
+    free(want_taken);
+    free(taken);
+    tu_knapsack_free(&in);
+  }
+}
+
+
 /* max_bytes bounds all of a call's working memory: a call fails with the
  * bytes it needs, and succeeds with exactly that limit. */
 static void test_memory_limit(void **state) {
@@ -394,6 +442,8 @@ static void test_memory_limit(void **state) {
     d.max_bytes = 1;
     expect_error(f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "use value_only mode");
     const int64_t need = needed_bytes(f, k, &d, w, v, taken, "120 for decision bits");
+    /* Three items: checkpoint rows would cost more than all their bits. */
+    assert_null(strstr(skss_ctx_last_error(f->ctx[k]), "checkpoints"));
     d.max_bytes = need - 1;
     expect_error(f, k, &d, w, v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "max_bytes");
     d.max_bytes = need;
@@ -521,6 +571,7 @@ int main(void) {
       cmocka_unit_test(test_random_classes),    cmocka_unit_test(test_huge_capacity),
       cmocka_unit_test(test_cell_widths),       cmocka_unit_test(test_kernels),
       cmocka_unit_test(test_overflow),          cmocka_unit_test(test_memory_limit),
+      cmocka_unit_test(test_checkpoint_reconstruction),
       cmocka_unit_test(test_allocation_failure), cmocka_unit_test(test_misuse),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

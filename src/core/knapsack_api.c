@@ -131,9 +131,12 @@ static bool work_bytes(const skss_ctx *ctx, int algorithm, const skss__knap *p, 
 
 /* One scratch block: the DP items' weights, values, indices and first
  * capacities, the decision bits, the algorithm's work; each part 64-byte
- * aligned. */
+ * aligned. When all the bits do not fit the limit, `lowmem` is set, bits is
+ * 0 and work holds knapsack_lowmem.c's checkpoints and bits, followed by a
+ * byte per DP item for its choice. */
 typedef struct layout {
   size_t list, bits, work, total;
+  bool lowmem;
 } layout;
 
 enum { LISTS = 4 };
@@ -155,6 +158,31 @@ static skss_status over_limit(skss_ctx *ctx, const skss_knapsack_desc *d, const 
                     "%s: needs %s of working memory for %lld items over capacities 0..%lld, over "
                     "the limit max_bytes = %lld; raise max_bytes%s",
                     FN, need, (long long)p->items, (long long)p->cap, (long long)limit, alternative);
+}
+
+/* The layout that reconstructs from checkpoints within `limit`, or an
+ * over-limit error naming both needs (`full`: with all the bits). */
+static skss_status plan_lowmem(skss_ctx *ctx, const skss_knapsack_desc *d, const skss__knap *p,
+                               int64_t limit, size_t lists, const char *full, layout *l) {
+  size_t least = 0, one_level = 0, items = round64((size_t)p->items);
+  char need[256];
+  if (!skss__knapsack_lowmem_bytes(p, &least, &one_level) || least > SIZE_MAX - lists - items ||
+      lists + items + least > (uint64_t)limit) {
+    if (least > SIZE_MAX - lists - items || lists + items + least >= l->total)
+      snprintf(need, sizeof need, "%s", full); /* checkpoints would not save memory */
+    else
+      snprintf(need, sizeof need, "%s, or at least %zu reconstructing from checkpoints", full,
+               lists + items + least);
+    return over_limit(ctx, d, p, need, limit, (int64_t)(l->total - round64(l->bits)));
+  }
+  /* As much of the limit as helps: one level of checkpoints is the fastest. */
+  const size_t room = (size_t)limit - lists - items;
+  l->lowmem = true;
+  l->bits = 0;
+  l->work = round64(one_level < room ? one_level : room);
+  if (l->work > room) l->work = room / 64 * 64;
+  l->total = lists + l->work + items;
+  return SKSS_OK;
 }
 
 static skss_status plan_memory(skss_ctx *ctx, const skss_knapsack_desc *d, int algorithm,
@@ -182,7 +210,8 @@ static skss_status plan_memory(skss_ctx *ctx, const skss_knapsack_desc *d, int a
   if ((uint64_t)l->total > (uint64_t)limit) {
     snprintf(need, sizeof need, "%zu bytes (%zu for value rows, %zu for decision bits)",
              l->total, l->work, l->bits);
-    return over_limit(ctx, d, p, need, limit, (int64_t)(l->total - round64(l->bits)));
+    if (l->bits == 0) return over_limit(ctx, d, p, need, limit, -1);
+    return plan_lowmem(ctx, d, p, limit, lists, need, l);
   }
   return SKSS_OK;
 }
@@ -230,7 +259,7 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
   if (st == SKSS_OK) st = check_items(ctx, desc->n_items, weights, values);
   skss__knap p;
   memset(&p, 0, sizeof p);
-  layout l = {0, 0, 0, 0};
+  layout l = {0, 0, 0, 0, false};
   if (st == SKSS_OK) measure(desc, weights, values, &p);
   if (st == SKSS_OK) st = plan_memory(ctx, desc, algorithm, &p, &l);
   if (st != SKSS_OK) return st;
@@ -250,6 +279,16 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
   p.bits = l.bits ? (uint64_t *)(mem + LISTS * list) : NULL;
   p.work = mem + LISTS * list + round64(l.bits);
   int64_t base = fill(desc, weights, values, &p, w, v, index, low);
+  if (l.lowmem) {
+    uint8_t *chosen = (uint8_t *)(mem + LISTS * list + l.work);
+    p.isa = skss__knap_isa_at(skss__ctx_cpu_isa(ctx));
+    skss__knapsack_lowmem(&p, (char *)p.work, l.work, chosen);
+    *best_value = base + p.best;
+    for (int64_t j = 0; j < desc->n_items; j++) taken[j] = weights[j] == 0 && values[j] > 0;
+    for (int64_t k = 0; k < p.items; k++)
+      if (chosen[k]) taken[index[k]] = 1;
+    return SKSS_OK;
+  }
   run_algorithm(ctx, algorithm, &p);
   *best_value = base + p.best;
   if (!desc->value_only) walk_back(desc, weights, values, &p, index, taken);

@@ -83,4 +83,14 @@ void skss__knapsack_dp(skss__knap *p);
 bool skss__knapsack_taskarray_work(const skss_ctx *ctx, const skss__knap *p, size_t *bytes);
 void skss__knapsack_taskarray(skss_ctx *ctx, skss__knap *p);
 
+/* The chosen items without all the decision bits (knapsack_lowmem.c): the
+ * same walk from value-row checkpoints, in any memory of at least *least
+ * bytes; *one_level bytes suffice for twice the value-only work (SIZE_MAX
+ * when no single level does). False if the sizes overflow size_t. */
+bool skss__knapsack_lowmem_bytes(const skss__knap *p, size_t *least, size_t *one_level);
+/* Runs rows and walks back in `bytes` (>= *least) bytes of 64-byte aligned
+ * `mem`: p->best, and taken[k] = 1 for each chosen DP item k (else 0).
+ * Single-threaded; p->bits is not used. */
+void skss__knapsack_lowmem(skss__knap *p, char *mem, size_t bytes, uint8_t *taken);
+
 #endif
