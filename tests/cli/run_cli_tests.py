@@ -653,6 +653,16 @@ def bundled(t):
             chosen = r["items"]
             t.check(r["value"] == best == sum(values[i] for i in chosen), "bundled instance optimum %s" % variant)
             t.check(r["weight"] == sum(weights[i] for i in chosen) <= capacity, "bundled instance weight")
+    # Decision bits of 1000 x 255052 capacities (32 MB) over a 16M limit: the items come from
+    # value-row checkpoints, the same items as with all the bits; 2M is too little even for those.
+    ok, full, _ = t.run_ok(["knapsack", "--json", "--backend", "cpu", path])
+    ok2, low, _ = t.run_ok(["knapsack", "--json", "--backend", "cpu", "--max-memory", "16M", path])
+    if ok and ok2:
+        strip = lambda r: {k: v for k, v in json.loads(r).items() if k != "time_ms"}  # noqa: E731
+        t.check(strip(low) == strip(full), "--max-memory 16M: the same items from checkpoints")
+    expect_error(t, "too little memory even for checkpoints", ["knapsack", "--max-memory", "2M", path], 71)
+    rc, _, err = t.run(["knapsack", "--max-memory", "2M", path])
+    t.check(b"reconstructing from checkpoints" in err, "the 2M error names the checkpoints' need: %r" % err)
 
 
 # ------------------------------------------------------------------- compact
