@@ -480,14 +480,19 @@ typedef struct skss_knapsack_desc {
   int value_only;           /* 1: only the optimal value; `taken` may be NULL */
   int64_t max_bytes;        /* limit on working memory; 0 = 4 GiB */
   skss_knapsack_algorithm algorithm;
+  int64_t *values_by_capacity; /* OUT, optional: capacity + 1 int64, entry c
+                                  the optimal value within capacity c */
 } skss_knapsack_desc;
 
 #define SKSS_KNAPSACK_DESC_INIT \
-  { sizeof(skss_knapsack_desc), 0, 0, 0, 0, SKSS_KNAPSACK_ALGORITHM_AUTO }
+  { sizeof(skss_knapsack_desc), 0, 0, 0, 0, SKSS_KNAPSACK_ALGORITHM_AUTO, NULL }
 
 /* Weights and values must be >= 0; the sum of all values must fit int64
  * (else SKSS_ERR_OVERFLOW). Writes the optimum to *best_value and, unless
- * value_only, taken[j] = 1 for chosen items and 0 otherwise (n bytes). */
+ * value_only, taken[j] = 1 for chosen items and 0 otherwise (n bytes). With
+ * desc->values_by_capacity, also the optimum for every capacity 0..C (the
+ * whole last row of the table, in the same pass; it must not overlap the
+ * other buffers; its memory is the caller's, outside max_bytes). */
 SKSS_API skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc,
                                    const int64_t *weights, const int64_t *values,
                                    int64_t *best_value /* OUT */,

@@ -378,6 +378,82 @@ static int64_t needed_bytes(const fixture *f, int k, const skss_knapsack_desc *d
   return strtoll(msg + 6, NULL, 10);
 }
 
+/* The optimum of `in` for every capacity 0..in->cap by the textbook DP. */
+static int64_t *oracle_table(const tu_knapsack *in) {
+  int64_t *t = calloc((size_t)in->cap + 1, sizeof *t);
+  assert_non_null(t);
+  for (int64_t j = 0; j < in->n; j++)
+    for (int64_t c = in->cap; c >= in->w[j]; c--)
+      if (t[c - in->w[j]] + in->v[j] > t[c]) t[c] = t[c - in->w[j]] + in->v[j];
+  return t;
+}
+
+/* values_by_capacity is the optimum for every capacity, on every config,
+ * with and without the items, from all the decision bits or from
+ * checkpoints, with capacities below and past the total weight. */
+static void test_values_by_capacity(void **state) {
+  fixture *f = *state;
+  tu_rng r;
+  tu_rng_init(&r, tu_seed());
+  for (int round = 0; round < 16; round++) {
+    const int64_t n = round < 4 ? round : 5 + round * 37 % 150, range = round % 2 ? 30 : 120;
+    const int64_t cap = round % 3 == 0 ? tu_range(&r, 0, 3000) : -1;
+    tu_knapsack in = tu_knapsack_random(&r, (tu_knapsack_kind)(round % 4), n, range, cap);
+    int64_t *want = oracle_table(&in);
+    int64_t *got = malloc(((size_t)in.cap + 2) * sizeof *got);
+    uint8_t *taken = malloc((size_t)n + 1);
+    assert_non_null(got);
+    assert_non_null(taken);
+    for (int k = 0; k < NCONFIGS; k++)
+      for (int mode = 0; mode < 3; mode++) {
+        skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+        d.n_items = in.n;
+        d.capacity = in.cap;
+        d.value_only = mode == 0;
+        d.algorithm = CONFIGS[k].algorithm;
+        d.values_by_capacity = got;
+        int64_t best = 0;
+        if (mode == 2) { /* the least memory that finds the items, if checkpoints help */
+          d.max_bytes = 1;
+          if (skss_knapsack(f->ctx[k], &d, in.w, in.v, &best, taken) == SKSS_OK) continue;
+          const char *at = strstr(skss_ctx_last_error(f->ctx[k]), "or at least ");
+          if (at == NULL) continue;
+          d.max_bytes = strtoll(at + 12, NULL, 10);
+        }
+        memset(got, POISON, ((size_t)in.cap + 2) * sizeof *got);
+        TU_OK(f->ctx[k], skss_knapsack(f->ctx[k], &d, in.w, in.v, &best, mode ? taken : NULL));
+        for (int64_t c = 0; c <= in.cap; c++)
+          if (got[c] != want[c]) {
+            print_config(k, &in);
+            TU_FAIL("mode %d: values_by_capacity[%lld] = %lld, want %lld", mode, (long long)c,
+                    (long long)got[c], (long long)want[c]);
+          }
+        int64_t poison;
+        memset(&poison, POISON, sizeof poison);
+        if (best != want[in.cap] || got[in.cap + 1] != poison)
+          TU_FAIL("best %lld (want %lld), or a write past the table", (long long)best,
+                  (long long)want[in.cap]);
+        if (mode) check_feasible(&in, taken, best, k);
+      }
+    free(want);
+    free(got);
+    free(taken);
+    tu_knapsack_free(&in);
+  }
+  /* Errors: a table overlapping another buffer, a capacity whose table overflows. */
+  int64_t w[2] = {1, 2}, v[2] = {3, 4}, best = 0, table[4];
+  skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+  d.n_items = 2;
+  d.capacity = 3;
+  d.value_only = 1;
+  d.values_by_capacity = w;
+  expect_error(f, 0, &d, w, v, &best, NULL, SKSS_ERR_INVALID_ARG, "overlaps");
+  d.values_by_capacity = table;
+  expect_error(f, 0, &d, w, v, table + 2, NULL, SKSS_ERR_INVALID_ARG, "overlaps");
+  d.capacity = INT64_MAX;
+  expect_error(f, 0, &d, w, v, &best, NULL, SKSS_ERR_OVERFLOW, "values_by_capacity");
+}
+
 /* The number after `key` in the context's last error. */
 static int64_t number_after(const fixture *f, int k, const char *key) {
   const char *msg = strstr(skss_ctx_last_error(f->ctx[k]), key);
@@ -394,9 +470,9 @@ static void test_checkpoint_reconstruction(void **state) {
   tu_rng_init(&r, tu_seed());
   /* cpu-ref (every cell), cpu (from each row's lower bound), the task array */
   static const int configs[3] = {0, 2, 5};
-  for (int round = 0; round < 8; round++) {
+  for (int round = 0; round < 6; round++) {
     /* Checkpoint rows (4 bytes a capacity) pay only past ~100 items. */
-    const int64_t n = 300 + round * 211 % 1500, range = round % 2 ? 60 : 20;
+    const int64_t n = 300 + round * 211 % 700, range = round % 2 ? 40 : 12;
     tu_knapsack in = tu_knapsack_random(&r, (tu_knapsack_kind)(round % 4), n, range, -1);
     int64_t want = 0, best = 0;
     uint8_t *want_taken = malloc((size_t)n + 1), *taken = malloc((size_t)n + 1);
@@ -572,6 +648,7 @@ int main(void) {
       cmocka_unit_test(test_cell_widths),       cmocka_unit_test(test_kernels),
       cmocka_unit_test(test_overflow),          cmocka_unit_test(test_memory_limit),
       cmocka_unit_test(test_checkpoint_reconstruction),
+      cmocka_unit_test(test_values_by_capacity),
       cmocka_unit_test(test_allocation_failure), cmocka_unit_test(test_misuse),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -28,6 +28,33 @@ static const char *const FN = "skss_knapsack()";
 /* The limit on working memory when desc->max_bytes is 0. */
 #define DEFAULT_MAX_BYTES ((int64_t)4 << 30)
 
+/* Whether two byte ranges share a byte. */
+static bool overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes) {
+  const uintptr_t pa = (uintptr_t)a, pb = (uintptr_t)b;
+  if (a == NULL || b == NULL || a_bytes == 0 || b_bytes == 0) return false;
+  return pa >= pb ? pa - pb < b_bytes : pb - pa < a_bytes;
+}
+
+/* values_by_capacity: capacity + 1 entries that fit size_t, apart from the
+ * other buffers. */
+static skss_status check_table(skss_ctx *ctx, const skss_knapsack_desc *d, const int64_t *weights,
+                               const int64_t *values, const int64_t *best_value,
+                               const uint8_t *taken) {
+  if ((uint64_t)d->capacity >= SIZE_MAX / sizeof(int64_t))
+    return skss__fail(ctx, SKSS_ERR_OVERFLOW,
+                      "%s: values_by_capacity of capacity %lld + 1 entries overflows size_t", FN,
+                      (long long)d->capacity);
+  const size_t table = ((size_t)d->capacity + 1) * sizeof(int64_t);
+  const size_t items = (size_t)d->n_items * sizeof(int64_t);
+  if (overlap(d->values_by_capacity, table, weights, items) ||
+      overlap(d->values_by_capacity, table, values, items) ||
+      overlap(d->values_by_capacity, table, best_value, sizeof *best_value) ||
+      overlap(d->values_by_capacity, table, d->value_only ? NULL : taken, (size_t)d->n_items))
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
+                      "%s: values_by_capacity overlaps weights, values, best_value or taken", FN);
+  return SKSS_OK;
+}
+
 static skss_status check_desc(skss_ctx *ctx, const skss_knapsack_desc *d, const int64_t *weights,
                               const int64_t *values, const int64_t *best_value,
                               const uint8_t *taken) {
@@ -51,7 +78,7 @@ static skss_status check_desc(skss_ctx *ctx, const skss_knapsack_desc *d, const 
   if (d->n_items > 0 && !d->value_only && taken == NULL)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
                       "%s: taken is NULL; pass n_items bytes or set value_only", FN);
-  return SKSS_OK;
+  return d->values_by_capacity ? check_table(ctx, d, weights, values, best_value, taken) : SKSS_OK;
 }
 
 /* Negative items are invalid (the first one is named); the sum of all
@@ -175,12 +202,12 @@ static skss_status plan_lowmem(skss_ctx *ctx, const skss_knapsack_desc *d, const
                lists + items + least);
     return over_limit(ctx, d, p, need, limit, (int64_t)(l->total - round64(l->bits)));
   }
-  /* As much of the limit as helps: one level of checkpoints is the fastest. */
-  const size_t room = (size_t)limit - lists - items;
+  /* As much of the limit as helps: one level of checkpoints is the fastest.
+   * least and one_level are multiples of 64, so room's rounding keeps least. */
+  const size_t room = ((size_t)limit - lists - items) / 64 * 64;
   l->lowmem = true;
   l->bits = 0;
-  l->work = round64(one_level < room ? one_level : room);
-  if (l->work > room) l->work = room / 64 * 64;
+  l->work = one_level < room ? one_level : room;
   l->total = lists + l->work + items;
   return SKSS_OK;
 }
@@ -230,6 +257,17 @@ static void run_algorithm(skss_ctx *ctx, int algorithm, skss__knap *p) {
     skss__knapsack_dp(p);
 }
 
+/* values_by_capacity from the DP items' last row (capacities 0..C'), plus
+ * the zero-weight items' values; past C' every DP item fits. */
+static void finish_table(const skss_knapsack_desc *d, const skss__knap *p, int64_t base) {
+  int64_t *table = d->values_by_capacity;
+  if (table == NULL) return;
+  const int64_t filled = p->items > 0 ? p->cap + 1 : 0;
+  for (int64_t c = 0; c < filled; c++) table[c] += base;
+  const int64_t top = filled > 0 ? table[filled - 1] : base;
+  for (int64_t c = filled; c <= d->capacity; c++) table[c] = top;
+}
+
 /* taken[j] from the decision bits of the DP items and the zero-weight rule. */
 static void walk_back(const skss_knapsack_desc *d, const int64_t *weights, const int64_t *values,
                       const skss__knap *p, const int64_t *index, uint8_t *taken) {
@@ -252,9 +290,10 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
   if (st == SKSS_OK)
     st = skss__resolve_algorithm(ctx, FN, SKSS_OP_KNAPSACK, (int)desc->algorithm, &algorithm);
   if (st == SKSS_OK) {
-    const void *const host[4] = {weights, values, best_value, taken};
-    const char *const names[4] = {"weights", "values", "best_value", "taken"};
-    st = skss__check_host_pointers(ctx, FN, 4, host, names);
+    const void *const host[5] = {weights, values, best_value, taken, desc->values_by_capacity};
+    const char *const names[5] = {"weights", "values", "best_value", "taken",
+                                  "values_by_capacity"};
+    st = skss__check_host_pointers(ctx, FN, 5, host, names);
   }
   if (st == SKSS_OK) st = check_items(ctx, desc->n_items, weights, values);
   skss__knap p;
@@ -274,15 +313,18 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
   int64_t *low = (int64_t *)(mem + 3 * list);
   p.w = w;
   p.v = v;
-  /* The oracle backend computes every cell; the CPU backend only the needed ones. */
-  p.low = ctx->backend == SKSS_BACKEND_CPU_REF ? NULL : low;
+  /* The oracle backend computes every cell; the CPU backend only the ones
+   * the answer needs, unless the whole last row is asked for. */
+  p.low = ctx->backend == SKSS_BACKEND_CPU_REF || desc->values_by_capacity ? NULL : low;
+  p.table = p.items > 0 ? desc->values_by_capacity : NULL;
   p.bits = l.bits ? (uint64_t *)(mem + LISTS * list) : NULL;
   p.work = mem + LISTS * list + round64(l.bits);
   int64_t base = fill(desc, weights, values, &p, w, v, index, low);
   if (l.lowmem) {
-    uint8_t *chosen = (uint8_t *)(mem + LISTS * list + l.work);
     p.isa = skss__knap_isa_at(skss__ctx_cpu_isa(ctx));
-    skss__knapsack_lowmem(&p, (char *)p.work, l.work, chosen);
+    skss__knapsack_lowmem(&p, (char *)p.work, l.work, (uint8_t *)(mem + LISTS * list + l.work));
+    finish_table(desc, &p, base);
+    const uint8_t *chosen = (const uint8_t *)(mem + LISTS * list + l.work);
     *best_value = base + p.best;
     for (int64_t j = 0; j < desc->n_items; j++) taken[j] = weights[j] == 0 && values[j] > 0;
     for (int64_t k = 0; k < p.items; k++)
@@ -290,6 +332,7 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
     return SKSS_OK;
   }
   run_algorithm(ctx, algorithm, &p);
+  finish_table(desc, &p, base);
   *best_value = base + p.best;
   if (!desc->value_only) walk_back(desc, weights, values, &p, index, taken);
   return SKSS_OK;

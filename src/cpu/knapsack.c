@@ -150,5 +150,5 @@ void skss__knapsack_taskarray(skss_ctx *ctx, skss__knap *p) {
     skss__rowsync_init(&r.sync, rows, progress);
     skss__parallel(ctx, workers, knap_worker, &r);
   }
-  p->best = skss__knap_cell(p, slot_of(&r, p->items - 1), p->cap);
+  skss__knap_finish(p, slot_of(&r, p->items - 1));
 }

@@ -52,6 +52,7 @@ typedef struct skss__knap {
                            bit c of row j = V[c][j+1] != V[c][j] */
   int64_t words;        /* per row: ceil((cap + 1) / 64) */
   void *work;           /* the algorithm's working memory, 64-byte aligned */
+  int64_t *table;       /* NULL, or OUT: V[c][items] for c = 0..cap (then low is NULL) */
   int64_t best;         /* OUT: V[cap][items] */
 } skss__knap;
 
@@ -73,6 +74,8 @@ void skss__knap_span(skss__knap_isa isa, int wide, const void *prev, void *next,
 bool skss__knap_row_bytes(const skss__knap *p, size_t *bytes);
 /* Cell c of a value row. */
 int64_t skss__knap_cell(const skss__knap *p, const void *row, int64_t c);
+/* The last row V[.][items] is `row`: sets p->best and fills p->table. */
+void skss__knap_finish(skss__knap *p, const void *row);
 
 /* SKSS_KNAPSACK_ALGORITHM_DP: rows one after another in two value rows. */
 bool skss__knapsack_dp_work(const skss__knap *p, size_t *bytes);
@@ -86,7 +89,8 @@ void skss__knapsack_taskarray(skss_ctx *ctx, skss__knap *p);
 /* The chosen items without all the decision bits (knapsack_lowmem.c): the
  * same walk from value-row checkpoints, in any memory of at least *least
  * bytes; *one_level bytes suffice for twice the value-only work (SIZE_MAX
- * when no single level does). False if the sizes overflow size_t. */
+ * when no single level does). Both are multiples of 64. False if the sizes
+ * overflow size_t. */
 bool skss__knapsack_lowmem_bytes(const skss__knap *p, size_t *least, size_t *one_level);
 /* Runs rows and walks back in `bytes` (>= *least) bytes of 64-byte aligned
  * `mem`: p->best, and taken[k] = 1 for each chosen DP item k (else 0).

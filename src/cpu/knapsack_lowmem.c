@@ -104,6 +104,10 @@ bool skss__knapsack_lowmem_bytes(const skss__knap *p, size_t *least, size_t *one
     if (rows > *one_level) break;
   }
   if (*one_level < *least) *least = *one_level;
+  /* Whole cache lines, so that a caller's 64-byte rounding never cuts into them. */
+  if (*least > SIZE_MAX - 63) return false;
+  *least = (*least + 63) / 64 * 64;
+  *one_level = *one_level > SIZE_MAX - 63 ? SIZE_MAX : (*one_level + 63) / 64 * 64;
   return true;
 }
 
@@ -117,7 +121,7 @@ void skss__knapsack_lowmem(skss__knap *p, char *mem, size_t bytes, uint8_t *take
   memset(taken, 0, (size_t)p->items);
   /* The value pass: V[cap][items], the walk's start. */
   forward(&m, 0, p->items, zero, NULL, 0, NULL);
-  p->best = skss__knap_cell(p, m.scratch[(p->items - 1) & 1], p->cap);
+  skss__knap_finish(p, m.scratch[(p->items - 1) & 1]);
   int64_t c = p->cap;
   m.c = &c;
   walk(&m, 0, p->items, zero, mem + 3 * m.row_bytes, bytes - 3 * m.row_bytes);

@@ -211,6 +211,12 @@ int64_t skss__knap_cell(const skss__knap *p, const void *row, int64_t c) {
   return p->wide ? ((const int64_t *)row)[c] : ((const int32_t *)row)[c];
 }
 
+void skss__knap_finish(skss__knap *p, const void *row) {
+  p->best = skss__knap_cell(p, row, p->cap);
+  if (p->table == NULL) return;
+  for (int64_t c = 0; c <= p->cap; c++) p->table[c] = skss__knap_cell(p, row, c);
+}
+
 bool skss__knapsack_dp_work(const skss__knap *p, size_t *bytes) {
   size_t row;
   return skss__knap_row_bytes(p, &row) && skss__mul_size(row, 2, bytes);
@@ -228,5 +234,5 @@ void skss__knapsack_dp(skss__knap *p) {
                     rows + (size_t)(j & 1) * row_bytes, p->low ? p->low[j] : 0, p->cap + 1, p->w[j],
                     p->v[j], row_bits);
   }
-  p->best = skss__knap_cell(p, rows + (size_t)((p->items + 1) & 1) * row_bytes, p->cap);
+  skss__knap_finish(p, rows + (size_t)((p->items + 1) & 1) * row_bytes);
 }
