@@ -481,7 +481,8 @@ typedef struct skss_knapsack_desc {
   int64_t max_bytes;        /* limit on working memory; 0 = 4 GiB */
   skss_knapsack_algorithm algorithm;
   int64_t *values_by_capacity; /* OUT, optional: capacity + 1 int64, entry c
-                                  the optimal value within capacity c */
+                                  the optimal value within capacity c (a desc
+                                  whose size ends before it asks for none) */
 } skss_knapsack_desc;
 
 #define SKSS_KNAPSACK_DESC_INIT \

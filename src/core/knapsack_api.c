@@ -17,6 +17,7 @@
  * bit at c is set, i.e. V[c][j+1] != V[c][j]; then c -= w_j.
  * Threads: whatever the chosen algorithm uses; everything here is sequential.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,6 +53,21 @@ static skss_status check_table(skss_ctx *ctx, const skss_knapsack_desc *d, const
       overlap(d->values_by_capacity, table, d->value_only ? NULL : taken, (size_t)d->n_items))
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
                       "%s: values_by_capacity overlaps weights, values, best_value or taken", FN);
+  return SKSS_OK;
+}
+
+/* The caller's desc with defaults for what it lacks: one whose size ends
+ * before values_by_capacity (built before it was added) asks for no table. */
+static skss_status read_desc(skss_ctx *ctx, const skss_knapsack_desc *desc, skss_knapsack_desc *d) {
+  const size_t before_table = offsetof(skss_knapsack_desc, values_by_capacity);
+  if (desc == NULL) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: desc is NULL", FN);
+  if (desc->size != before_table && desc->size < sizeof *d)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
+                      "%s: desc->size is %zu, expected sizeof(skss_knapsack_desc) = %zu (or %zu)",
+                      FN, desc->size, sizeof *d, before_table);
+  const skss_knapsack_desc defaults = SKSS_KNAPSACK_DESC_INIT;
+  *d = defaults;
+  memcpy(d, desc, desc->size < sizeof *d ? desc->size : sizeof *d);
   return SKSS_OK;
 }
 
@@ -284,8 +300,11 @@ static void walk_back(const skss_knapsack_desc *d, const int64_t *weights, const
 skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const int64_t *weights,
                           const int64_t *values, int64_t *best_value, uint8_t *taken) {
   SKSS__CHECK_CTX(ctx);
-  SKSS__CHECK_DESC(ctx, FN, desc, skss_knapsack_desc);
-  skss_status st = check_desc(ctx, desc, weights, values, best_value, taken);
+  skss_knapsack_desc copy;
+  skss_status st = read_desc(ctx, desc, &copy);
+  if (st != SKSS_OK) return st;
+  desc = &copy;
+  st = check_desc(ctx, desc, weights, values, best_value, taken);
   int algorithm = 0;
   if (st == SKSS_OK)
     st = skss__resolve_algorithm(ctx, FN, SKSS_OP_KNAPSACK, (int)desc->algorithm, &algorithm);

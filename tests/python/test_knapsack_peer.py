@@ -28,6 +28,7 @@ class KnapsackDesc(ctypes.Structure):
         ("value_only", ctypes.c_int),
         ("max_bytes", ctypes.c_int64),
         ("algorithm", ctypes.c_int),
+        ("values_by_capacity", ctypes.POINTER(ctypes.c_int64)),
     ]
 
 
@@ -102,6 +103,39 @@ def test_optimum_matches_ortools(contexts, kind, n, r, seed):
         assert sum(v for v, t in zip(values, taken) if t) == expected
         chosen_sets.append(taken)
     assert all(t == chosen_sets[0] for t in chosen_sets), "backends chose different items"
+
+
+@pytest.mark.parametrize("kind,seed", [("uncorrelated", 4), ("strong", 5)])
+def test_values_by_capacity_match_ortools(contexts, kind, seed):
+    """One call's optimum for every capacity, against OR-Tools at sampled capacities."""
+    weights, values, capacity = pisinger(kind, 40, 500, seed)
+    n = len(weights)
+    table = (ctypes.c_int64 * (capacity + 1))()
+    desc = KnapsackDesc(ctypes.sizeof(KnapsackDesc), n, capacity, 1, 0, ALGORITHMS["auto"], table)
+    w = (ctypes.c_int64 * n)(*weights)
+    v = (ctypes.c_int64 * n)(*values)
+    best = ctypes.c_int64(-1)
+    ctx = contexts[("cpu", 2)]
+    ctx.check(LIB.skss_knapsack(ctx.ptr, ctypes.byref(desc), w, v, ctypes.byref(best), None))
+    rng = random.Random(seed)
+    for c in [0, 1, min(weights), capacity] + [rng.randint(0, capacity) for _ in range(12)]:
+        assert table[c] == ortools_optimum(
+            knapsack_solver.SolverType.KNAPSACK_DYNAMIC_PROGRAMMING_SOLVER, weights, values, c), c
+    assert best.value == table[capacity]
+    assert all(table[c] <= table[c + 1] for c in range(capacity))
+
+
+def test_old_desc_size_means_no_table(contexts):
+    """A desc that ends before values_by_capacity (callers built before it) still works."""
+    weights, values, capacity = pisinger("strong", 20, 100, 6)
+    desc = KnapsackDesc(KnapsackDesc.values_by_capacity.offset, len(weights), capacity, 1, 0, 0)
+    w = (ctypes.c_int64 * len(weights))(*weights)
+    v = (ctypes.c_int64 * len(weights))(*values)
+    best = ctypes.c_int64(-1)
+    ctx = contexts[("cpu", 2)]
+    ctx.check(LIB.skss_knapsack(ctx.ptr, ctypes.byref(desc), w, v, ctypes.byref(best), None))
+    assert best.value == ortools_optimum(
+        knapsack_solver.SolverType.KNAPSACK_DYNAMIC_PROGRAMMING_SOLVER, weights, values, capacity)
 
 
 def test_large_instance_uses_threads(contexts):
