@@ -660,6 +660,20 @@ def bundled(t):
     if ok and ok2:
         strip = lambda r: {k: v for k, v in json.loads(r).items() if k != "time_ms"}  # noqa: E731
         t.check(strip(low) == strip(full), "--max-memory 16M: the same items from checkpoints")
+    # --values-by-capacity: the optimum for every capacity, from the same pass as the items.
+    table_path = t.path("table.npy")
+    ok, out, _ = t.run_ok(["knapsack", "--json", "--capacity", "3000", "--values-by-capacity", table_path, path])
+    if ok:
+        table = np.load(table_path)
+        row = np.zeros(3001, np.int64)  # the textbook DP's last row
+        for _, v, w in items:
+            if w <= 3000:
+                row[w:] = np.maximum(row[w:], row[:3001 - w] + v)
+        t.check(table.dtype == np.int64 and table.shape == (3001,) and bool(np.array_equal(table, row))
+                and table[-1] == json.loads(out)["value"], "--values-by-capacity table")
+    expect_error(t, "--values-by-capacity to stdout", ["knapsack", "--values-by-capacity", "-", path], 64)
+    expect_error(t, "--values-by-capacity not .npy", ["knapsack", "--values-by-capacity", t.path("t.txt"), path],
+                 64, outputs=[t.path("t.txt")])
     expect_error(t, "too little memory even for checkpoints", ["knapsack", "--max-memory", "2M", path], 71)
     rc, _, err = t.run(["knapsack", "--max-memory", "2M", path])
     t.check(b"reconstructing from checkpoints" in err, "the 2M error names the checkpoints' need: %r" % err)

@@ -2,7 +2,8 @@
  * cmd_knapsack.c — `skss knapsack`: solves a 0-1 knapsack instance (the
  * standard generator's text format, or "weight,value" CSV lines) with
  * skss_knapsack() and prints the optimal value, total weight and chosen item
- * ids. The library's working memory is bounded (--max-memory, default 4 GiB):
+ * ids, and with --values-by-capacity the optimum for every capacity 0..C as
+ * an int64 .npy. The library's working memory is bounded (--max-memory, default 4 GiB):
  * a 43-byte file can ask for a capacity of 10^9. The library call alone is
  * timed.
  */
@@ -28,6 +29,9 @@ static const char USAGE[] =
     "                   come from value-row checkpoints (same items, slower);\n"
     "                   when even that does not fit, the run fails at once\n"
     "                   (exit 71) and says how many bytes it would need\n"
+    "  --values-by-capacity OUT.npy\n"
+    "                   also write the optimum for every capacity 0..C (C + 1\n"
+    "                   int64) from the same pass\n"
     "  --backend B      auto (default), cpu-ref, cpu, cuda\n"
     "  --algorithm A    auto (default), dp, taskarray-cpu\n"
     "  --threads N      CPU threads (default: all online CPUs)\n"
@@ -38,7 +42,7 @@ static const char USAGE[] =
 #define KNAPSACK_DEFAULT_MAX_BYTES ((int64_t)4 << 30)
 
 typedef struct knapsack_args {
-  const char *capacity_text, *max_memory_text;
+  const char *capacity_text, *max_memory_text, *table_out;
   int64_t capacity; /* -1: the file's */
   int64_t max_bytes;
   int value_only;
@@ -71,6 +75,7 @@ static int parse_args(cli_cmd *c, int argc, char **argv, knapsack_args *a) {
       {"--capacity", 1, &a->capacity_text, NULL},
       {"--value-only", 0, NULL, &a->value_only},
       {"--max-memory", 1, &a->max_memory_text, NULL},
+      {"--values-by-capacity", 1, &a->table_out, NULL},
   };
   int rc = cli_parse(c, argc, argv, CLI_OPT_BACKEND | CLI_OPT_ALGORITHM | CLI_OPT_JSON, opts,
                      sizeof opts / sizeof opts[0], 1, 1);
@@ -81,6 +86,12 @@ static int parse_args(cli_cmd *c, int argc, char **argv, knapsack_args *a) {
   if (a->max_memory_text != NULL && (parse_size(a->max_memory_text, &a->max_bytes) != 0 || a->max_bytes == 0))
     return cli_fail(c, EX_USAGE, "option --max-memory: '%s' is not a size such as 512M or 8G",
                     a->max_memory_text);
+  if (a->table_out != NULL) {
+    rc = cli_check_npy_output(c, "--values-by-capacity", a->table_out);
+    if (rc != EX_OK) return rc;
+    if (strcmp(a->table_out, "-") == 0)
+      return cli_fail(c, EX_USAGE, "--values-by-capacity: stdout holds the report; give a .npy file");
+  }
   return cli_option_i64(c, "--capacity", a->capacity_text, 0, INT64_MAX, &a->capacity);
 }
 
@@ -146,12 +157,25 @@ static int solve(const cli_cmd *c, const knapsack_args *a, skss_ctx *ctx, int al
                  const skss_knapsack_instance *inst) {
   knapsack_result r = {0};
   if (!a->value_only && (r.taken = cli_alloc(c, inst->n, 1)) == NULL) return EX_OSERR;
+  int64_t *table = NULL;
+  if (a->table_out != NULL) {
+    if (inst->capacity >= INT64_MAX / 8) {
+      free(r.taken);
+      return cli_fail(c, EX_USAGE, "--values-by-capacity: capacity %lld is too large for a table",
+                      (long long)inst->capacity);
+    }
+    if ((table = cli_alloc(c, inst->capacity + 1, sizeof *table)) == NULL) {
+      free(r.taken);
+      return EX_OSERR;
+    }
+  }
   skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
   d.n_items = inst->n;
   d.capacity = inst->capacity;
   d.value_only = a->value_only;
   d.max_bytes = a->max_bytes;
   d.algorithm = (skss_knapsack_algorithm)algorithm;
+  d.values_by_capacity = table;
   double t0 = cli_now_ms();
   skss_status st = skss_knapsack(ctx, &d, inst->weights, inst->values, &r.value, r.taken);
   r.ms = cli_now_ms() - t0;
@@ -160,8 +184,14 @@ static int solve(const cli_cmd *c, const knapsack_args *a, skss_ctx *ctx, int al
                                                      skss_ctx_last_error(ctx))
                                           : cli_fail_status(c, ctx, st);
   if (rc == EX_OK && r.taken != NULL) tally(inst, &r);
+  if (rc == EX_OK && table != NULL) {
+    const int64_t shape = inst->capacity + 1;
+    const cli_npy_output out = {a->table_out, SKSS_DTYPE_I64, 1, &shape, table};
+    rc = cli_write_npy_outputs(c, &out, 1);
+  }
   if (rc == EX_OK && c->json) rc = print_json(c, inst, ctx, &r);
   if (rc == EX_OK && !c->json) print_text(c, inst, ctx, &r);
+  free(table);
   free(r.taken);
   return rc;
 }
