@@ -609,7 +609,8 @@ static void ks_run(void *p, const target *tg, int alg) {
   free(taken);
 }
 
-static const char *const KS_KINDS[] = {"uncorrelated", "weak", "strong", "zeros", "fixed"};
+static const char *const KS_KINDS[] = {"uncorrelated", "weak",   "strong", "zeros",
+                                       "inverse strong", "subset sum", "fixed"};
 
 /* Runs the instance on every candidate and frees it. */
 static void ks_one(int index, tu_knapsack *in, int kind) {
@@ -637,7 +638,7 @@ static void test_knapsack(void **state) {
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 3);
   int index = 0;
-  const int fixed = 4; /* KS_KINDS[4] */
+  const int fixed = TU_KNAPSACK_KINDS; /* KS_KINDS' last */
   tu_knapsack c = tu_knapsack_new(4, 5); /* the task-array paper's example (Figure 6) */
   const int64_t pw[] = {4, 2, 3, 1}, pv[] = {2, 2, 3, 4};
   memcpy(c.w, pw, sizeof pw);
@@ -667,7 +668,7 @@ static void test_knapsack(void **state) {
   }
   static const int64_t caps[] = {1, 63, 64, 65, 127, 128, 129, 2047, 2048, 2049, 4095, 16383, 16384, 16385};
   for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++)
-    for (int kind = TU_KNAPSACK_UNCORRELATED; kind <= TU_KNAPSACK_ZEROS; kind++) {
+    for (int kind = TU_KNAPSACK_UNCORRELATED; kind < TU_KNAPSACK_KINDS; kind++) {
       const int64_t n = tu_sizes[(k + (size_t)kind) % (size_t)tu_sizes_count] % 97 + 1;
       c = tu_knapsack_random(&r, (tu_knapsack_kind)kind, n, tu_range(&r, 1, caps[k] + 50), caps[k]);
       ks_one(index++, &c, kind);
@@ -675,7 +676,7 @@ static void test_knapsack(void **state) {
   if (!small_only()) {
     static const int64_t big[][3] = {{120, 300, 60000}, {97, 40000, 150001}, {64, 30000, -1}, {31, 3000, 200003}};
     for (size_t k = 0; k < sizeof big / sizeof big[0]; k++)
-      for (int kind = TU_KNAPSACK_UNCORRELATED; kind <= TU_KNAPSACK_ZEROS; kind++) {
+      for (int kind = TU_KNAPSACK_UNCORRELATED; kind < TU_KNAPSACK_KINDS; kind++) {
         c = tu_knapsack_random(&r, (tu_knapsack_kind)kind, big[k][0], big[k][1], big[k][2]);
         ks_one(index++, &c, kind);
       }
@@ -685,7 +686,7 @@ static void test_knapsack(void **state) {
     ks_one(index++, &c, TU_KNAPSACK_STRONG);
   }
   /* C around the total weight */
-  for (int kind = TU_KNAPSACK_UNCORRELATED; kind <= TU_KNAPSACK_ZEROS; kind++) {
+  for (int kind = TU_KNAPSACK_UNCORRELATED; kind < TU_KNAPSACK_KINDS; kind++) {
     tu_knapsack base = tu_knapsack_random(&r, (tu_knapsack_kind)kind, 30, 50, 0);
     int64_t total = 0;
     for (int64_t j = 0; j < base.n; j++) total += base.w[j];

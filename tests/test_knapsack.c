@@ -179,7 +179,7 @@ static void test_brute_force_small(void **state) {
   tu_rng_init(&rng, tu_seed());
   for (int round = 0; round < 60; round++) {
     int64_t n = round % 17;
-    tu_knapsack in = tu_knapsack_random(&rng, (tu_knapsack_kind)(round % 4), n, tu_range(&rng, 1, 40), -1);
+    tu_knapsack in = tu_knapsack_random(&rng, (tu_knapsack_kind)(round % TU_KNAPSACK_KINDS), n, tu_range(&rng, 1, 40), -1);
     if (round % 5 == 0) in.cap = tu_range(&rng, 0, 60);
     check_with_table(*state, &in);
     tu_knapsack_free(&in);

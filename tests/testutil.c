@@ -96,6 +96,11 @@ tu_knapsack tu_knapsack_random(tu_rng *r, tu_knapsack_kind kind, int64_t n, int6
     int64_t v = kind == TU_KNAPSACK_STRONG ? w + range / 10
                 : kind == TU_KNAPSACK_WEAK ? w + tu_range(r, -(range / 10), range / 10)
                                            : tu_range(r, 1, range);
+    if (kind == TU_KNAPSACK_INVERSE_STRONG) {
+      v = w;
+      w = v + range / 10;
+    }
+    if (kind == TU_KNAPSACK_SUBSET_SUM) v = w;
     if (kind == TU_KNAPSACK_ZEROS) {
       const int64_t pick = tu_range(r, 0, 5);
       if (pick == 0) w = 0;

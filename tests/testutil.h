@@ -55,7 +55,10 @@ typedef enum tu_knapsack_kind {
   TU_KNAPSACK_UNCORRELATED,
   TU_KNAPSACK_WEAK,
   TU_KNAPSACK_STRONG,
-  TU_KNAPSACK_ZEROS
+  TU_KNAPSACK_ZEROS,
+  TU_KNAPSACK_INVERSE_STRONG, /* values in [1, range], weights value + range / 10 */
+  TU_KNAPSACK_SUBSET_SUM,     /* value = weight */
+  TU_KNAPSACK_KINDS
 } tu_knapsack_kind;
 
 /* n zeroed items and capacity cap; fails the test if it can't allocate. */
