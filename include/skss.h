@@ -483,17 +483,26 @@ typedef struct skss_knapsack_desc {
   int64_t *values_by_capacity; /* OUT, optional: capacity + 1 int64, entry c
                                   the optimal value within capacity c (a desc
                                   whose size ends before it asks for none) */
+  /* A batch (a desc whose size ends before `instances` means one): that many
+   * independent instances of n_items items and the same capacity; instance
+   * k's items at weights + k * n_items and values + k * n_items, its outputs
+   * at best_value + k, taken + k * n_items and values_by_capacity +
+   * k * (capacity + 1). 0 counts as 1. */
+  int64_t instances;
 } skss_knapsack_desc;
 
 #define SKSS_KNAPSACK_DESC_INIT \
-  { sizeof(skss_knapsack_desc), 0, 0, 0, 0, SKSS_KNAPSACK_ALGORITHM_AUTO, NULL }
+  { sizeof(skss_knapsack_desc), 0, 0, 0, 0, SKSS_KNAPSACK_ALGORITHM_AUTO, NULL, 1 }
 
-/* Weights and values must be >= 0; the sum of all values must fit int64
- * (else SKSS_ERR_OVERFLOW). Writes the optimum to *best_value and, unless
- * value_only, taken[j] = 1 for chosen items and 0 otherwise (n bytes). With
- * desc->values_by_capacity, also the optimum for every capacity 0..C (the
- * whole last row of the table, in the same pass; it must not overlap the
- * other buffers; its memory is the caller's, outside max_bytes). */
+/* Weights and values must be >= 0; the sum of an instance's values must fit
+ * int64 (else SKSS_ERR_OVERFLOW). Writes the optimum to *best_value and,
+ * unless value_only, taken[j] = 1 for chosen items and 0 otherwise (n bytes).
+ * With desc->values_by_capacity, also the optimum for every capacity 0..C
+ * (the whole last row of the table, in the same pass; it must not overlap
+ * the other buffers; its memory is the caller's, outside max_bytes). The CPU
+ * backend runs a batch's instances on its threads at once, one instance a
+ * thread with DP (algorithms AUTO and DP; TASKARRAY_CPU runs them one after
+ * another on all threads), and max_bytes bounds all of them together. */
 SKSS_API skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc,
                                    const int64_t *weights, const int64_t *values,
                                    int64_t *best_value /* OUT */,

@@ -454,6 +454,92 @@ static void test_values_by_capacity(void **state) {
   expect_error(f, 0, &d, w, v, &best, NULL, SKSS_ERR_OVERFLOW, "values_by_capacity");
 }
 
+/* A batch gives each instance exactly what a call of its own gives, on
+ * every config, with the items, the table or neither, also when the memory
+ * limit leaves room for fewer workers than instances; errors name the
+ * instance. */
+static void test_batch(void **state) {
+  fixture *f = *state;
+  tu_rng r;
+  tu_rng_init(&r, tu_seed());
+  static const int64_t COUNTS[] = {0, 1, 2, 7, 33};
+  for (int round = 0; round < 10; round++) {
+    const int64_t count = COUNTS[round % 5], slots = count ? count : 1;
+    const int64_t n = round % 4 == 3 ? 0 : 1 + round * 13 % 60, cap = tu_range(&r, 0, 400);
+    int64_t *w = calloc((size_t)(slots * n + 1), sizeof *w), *v = calloc((size_t)(slots * n + 1), sizeof *v);
+    int64_t *best = malloc((size_t)slots * sizeof *best), *table = malloc((size_t)(slots * (cap + 1)) * sizeof *table);
+    uint8_t *taken = malloc((size_t)(slots * n + 1));
+    int64_t one_table[401];
+    uint8_t one_taken[61];
+    assert_true(w && v && best && table && taken);
+    for (int64_t k = 0; k < slots; k++) {
+      tu_knapsack in = tu_knapsack_random(&r, (tu_knapsack_kind)((round + k) % TU_KNAPSACK_KINDS), n, 80, cap);
+      memcpy(w + k * n, in.w, (size_t)n * sizeof *w);
+      memcpy(v + k * n, in.v, (size_t)n * sizeof *v);
+      tu_knapsack_free(&in);
+    }
+    for (int k = 0; k < NCONFIGS; k++)
+      for (int mode = 0; mode < 3; mode++) {
+        skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+        d.n_items = n;
+        d.capacity = cap;
+        d.value_only = mode == 0;
+        d.algorithm = CONFIGS[k].algorithm;
+        d.values_by_capacity = mode == 2 ? NULL : table;
+        d.instances = count;
+        /* mode 2: room for two instances' memory at a time */
+        if (mode == 2) d.max_bytes = 2 * 64 * ((n + 1) * 40 + (cap + 64) / 64 * 8 * (n + 1) + 8 * (cap + 64)) + 4096;
+        memset(best, POISON, (size_t)slots * sizeof *best);
+        memset(taken, POISON, (size_t)(slots * n + 1));
+        TU_OK(f->ctx[k], skss_knapsack(f->ctx[k], &d, w, v, best, d.value_only ? NULL : taken));
+        for (int64_t i = 0; i < slots; i++) {
+          skss_knapsack_desc one = d;
+          one.instances = 1;
+          one.values_by_capacity = d.values_by_capacity ? one_table : NULL;
+          int64_t one_best = -1;
+          TU_OK(f->ctx[k], skss_knapsack(f->ctx[k], &one, w + i * n, v + i * n, &one_best,
+                                         d.value_only ? NULL : one_taken));
+          if (best[i] != one_best ||
+              (!d.value_only && memcmp(taken + i * n, one_taken, (size_t)n) != 0) ||
+              (d.values_by_capacity &&
+               memcmp(table + i * (cap + 1), one_table, (size_t)(cap + 1) * sizeof *table) != 0))
+            TU_FAIL("config %d mode %d: instance %lld of %lld (n = %lld, C = %lld) differs from a call "
+                    "of its own: best %lld, alone %lld", k, mode, (long long)i, (long long)count,
+                    (long long)n, (long long)cap, (long long)best[i], (long long)one_best);
+        }
+      }
+    if (count > 3 && n > 0) { /* an error names its instance, and writes nothing */
+      skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+      d.n_items = n;
+      d.capacity = cap;
+      d.value_only = 1;
+      d.instances = count;
+      v[3 * n] = -5;
+      expect_error(f, 1, &d, w, v, best, NULL, SKSS_ERR_INVALID_ARG, "instance 3 item 0 has value -5");
+      v[3 * n] = 1;
+    }
+    free(w);
+    free(v);
+    free(best);
+    free(table);
+    free(taken);
+  }
+  int64_t w1 = 1, v1 = 1, best = -1;
+  skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+  d.n_items = 1;
+  d.capacity = 1;
+  d.value_only = 1;
+  d.instances = -1;
+  expect_error(f, 0, &d, &w1, &v1, &best, NULL, SKSS_ERR_INVALID_ARG, "instances -1");
+  d.instances = INT64_MAX / 2;
+  d.n_items = 4;
+  expect_error(f, 0, &d, &w1, &v1, &best, NULL, SKSS_ERR_OVERFLOW, "overflow");
+  d.n_items = 1; /* a desc from before the batch fields: one instance */
+  d.size = offsetof(skss_knapsack_desc, instances);
+  TU_OK(f->ctx[0], skss_knapsack(f->ctx[0], &d, &w1, &v1, &best, NULL));
+  assert_int_equal(best, 1);
+}
+
 /* The number after `key` in the context's last error. */
 static int64_t number_after(const fixture *f, int k, const char *key) {
   const char *msg = strstr(skss_ctx_last_error(f->ctx[k]), key);
@@ -649,6 +735,7 @@ int main(void) {
       cmocka_unit_test(test_overflow),          cmocka_unit_test(test_memory_limit),
       cmocka_unit_test(test_checkpoint_reconstruction),
       cmocka_unit_test(test_values_by_capacity),
+      cmocka_unit_test(test_batch),
       cmocka_unit_test(test_allocation_failure), cmocka_unit_test(test_misuse),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

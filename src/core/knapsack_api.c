@@ -17,11 +17,13 @@
  * bit at c is set, i.e. V[c][j+1] != V[c][j]; then c -= w_j.
  * Threads: whatever the chosen algorithm uses; everything here is sequential.
  */
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cpu/knapsack_impl.h"
+#include "cpu/threadpool.h"
 #include "internal.h"
 
 static const char *const FN = "skss_knapsack()";
@@ -41,33 +43,38 @@ static bool overlap(const void *a, size_t a_bytes, const void *b, size_t b_bytes
 static skss_status check_table(skss_ctx *ctx, const skss_knapsack_desc *d, const int64_t *weights,
                                const int64_t *values, const int64_t *best_value,
                                const uint8_t *taken) {
-  if ((uint64_t)d->capacity >= SIZE_MAX / sizeof(int64_t))
+  size_t table;
+  if ((uint64_t)d->capacity >= SIZE_MAX / sizeof(int64_t) ||
+      !skss__mul_size(((size_t)d->capacity + 1) * sizeof(int64_t), (size_t)d->instances, &table))
     return skss__fail(ctx, SKSS_ERR_OVERFLOW,
-                      "%s: values_by_capacity of capacity %lld + 1 entries overflows size_t", FN,
-                      (long long)d->capacity);
-  const size_t table = ((size_t)d->capacity + 1) * sizeof(int64_t);
-  const size_t items = (size_t)d->n_items * sizeof(int64_t);
+                      "%s: values_by_capacity of %lld x (capacity %lld + 1) entries overflows size_t",
+                      FN, (long long)d->instances, (long long)d->capacity);
+  const size_t items = (size_t)(d->n_items * d->instances) * sizeof(int64_t);
   if (overlap(d->values_by_capacity, table, weights, items) ||
       overlap(d->values_by_capacity, table, values, items) ||
-      overlap(d->values_by_capacity, table, best_value, sizeof *best_value) ||
-      overlap(d->values_by_capacity, table, d->value_only ? NULL : taken, (size_t)d->n_items))
+      overlap(d->values_by_capacity, table, best_value, sizeof *best_value * (size_t)d->instances) ||
+      overlap(d->values_by_capacity, table, d->value_only ? NULL : taken,
+              (size_t)(d->n_items * d->instances)))
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
                       "%s: values_by_capacity overlaps weights, values, best_value or taken", FN);
   return SKSS_OK;
 }
 
 /* The caller's desc with defaults for what it lacks: one whose size ends
- * before values_by_capacity (built before it was added) asks for no table. */
+ * before values_by_capacity or before instances (built before they were
+ * added) asks for no table, or one instance. */
 static skss_status read_desc(skss_ctx *ctx, const skss_knapsack_desc *desc, skss_knapsack_desc *d) {
   const size_t before_table = offsetof(skss_knapsack_desc, values_by_capacity);
+  const size_t before_batch = offsetof(skss_knapsack_desc, instances);
   if (desc == NULL) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: desc is NULL", FN);
-  if (desc->size != before_table && desc->size < sizeof *d)
+  if (desc->size != before_table && desc->size != before_batch && desc->size < sizeof *d)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
-                      "%s: desc->size is %zu, expected sizeof(skss_knapsack_desc) = %zu (or %zu)",
-                      FN, desc->size, sizeof *d, before_table);
+                      "%s: desc->size is %zu, expected sizeof(skss_knapsack_desc) = %zu (or %zu, %zu)",
+                      FN, desc->size, sizeof *d, before_table, before_batch);
   const skss_knapsack_desc defaults = SKSS_KNAPSACK_DESC_INIT;
   *d = defaults;
   memcpy(d, desc, desc->size < sizeof *d ? desc->size : sizeof *d);
+  if (d->instances == 0) d->instances = 1;
   return SKSS_OK;
 }
 
@@ -86,6 +93,13 @@ static skss_status check_desc(skss_ctx *ctx, const skss_knapsack_desc *d, const 
   if (d->value_only != 0 && d->value_only != 1)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: value_only is %d, expected 0 or 1", FN,
                       d->value_only);
+  int64_t all_items;
+  if (d->instances < 0)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: instances %lld is negative", FN,
+                      (long long)d->instances);
+  if (!skss__mul_i64(d->n_items, d->instances, &all_items) || all_items > INT64_MAX / 8)
+    return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: %lld instances of %lld items overflow int64", FN,
+                      (long long)d->instances, (long long)d->n_items);
   if (best_value == NULL)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: best_value is NULL", FN);
   if (d->n_items > 0 && (weights == NULL || values == NULL))
@@ -97,20 +111,26 @@ static skss_status check_desc(skss_ctx *ctx, const skss_knapsack_desc *d, const 
   return d->values_by_capacity ? check_table(ctx, d, weights, values, best_value, taken) : SKSS_OK;
 }
 
-/* Negative items are invalid (the first one is named); the sum of all
- * values must fit int64. */
-static skss_status check_items(skss_ctx *ctx, int64_t n, const int64_t *weights,
+/* Negative items are invalid (the first one is named); the sum of an
+ * instance's values must fit int64. */
+static skss_status check_items(skss_ctx *ctx, const skss_knapsack_desc *d, const int64_t *weights,
                                const int64_t *values) {
-  int64_t sum = 0;
-  for (int64_t j = 0; j < n; j++) {
-    if (weights[j] < 0 || values[j] < 0)
-      return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: item %lld has %s %lld (must be >= 0)", FN,
-                        (long long)j, weights[j] < 0 ? "weight" : "value",
-                        (long long)(weights[j] < 0 ? weights[j] : values[j]));
-    if (values[j] > INT64_MAX - sum)
-      return skss__fail(ctx, SKSS_ERR_OVERFLOW,
-                        "%s: the sum of the values overflows int64 at item %lld", FN, (long long)j);
-    sum += values[j];
+  for (int64_t k = 0; k < d->instances; k++) {
+    const int64_t *w = weights + k * d->n_items, *v = values + k * d->n_items;
+    char where[48] = "";
+    if (d->instances > 1) snprintf(where, sizeof where, "instance %lld ", (long long)k);
+    int64_t sum = 0;
+    for (int64_t j = 0; j < d->n_items; j++) {
+      if (w[j] < 0 || v[j] < 0)
+        return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: %sitem %lld has %s %lld (must be >= 0)",
+                          FN, where, (long long)j, w[j] < 0 ? "weight" : "value",
+                          (long long)(w[j] < 0 ? w[j] : v[j]));
+      if (v[j] > INT64_MAX - sum)
+        return skss__fail(ctx, SKSS_ERR_OVERFLOW,
+                          "%s: %sthe sum of the values overflows int64 at item %lld", FN, where,
+                          (long long)j);
+      sum += v[j];
+    }
   }
   return SKSS_OK;
 }
@@ -273,10 +293,32 @@ static void run_algorithm(skss_ctx *ctx, int algorithm, skss__knap *p) {
     skss__knapsack_dp(p);
 }
 
+/* One instance of a call: its items and outputs (taken NULL in value-only
+ * mode, table NULL when not asked for). */
+typedef struct instance {
+  const int64_t *w, *v;
+  int64_t *best;
+  uint8_t *taken;
+  int64_t *table;
+} instance;
+
+static instance instance_at(const skss_knapsack_desc *d, const int64_t *weights,
+                            const int64_t *values, int64_t *best_value, uint8_t *taken, int64_t k) {
+  const int64_t n = d->n_items;
+  const instance in = {
+      n > 0 ? weights + k * n : NULL,
+      n > 0 ? values + k * n : NULL,
+      best_value + k,
+      n > 0 && !d->value_only ? taken + k * n : NULL,
+      d->values_by_capacity ? d->values_by_capacity + k * (d->capacity + 1) : NULL,
+  };
+  return in;
+}
+
 /* values_by_capacity from the DP items' last row (capacities 0..C'), plus
  * the zero-weight items' values; past C' every DP item fits. */
-static void finish_table(const skss_knapsack_desc *d, const skss__knap *p, int64_t base) {
-  int64_t *table = d->values_by_capacity;
+static void finish_table(const skss_knapsack_desc *d, const skss__knap *p, int64_t *table,
+                         int64_t base) {
   if (table == NULL) return;
   const int64_t filled = p->items > 0 ? p->cap + 1 : 0;
   for (int64_t c = 0; c < filled; c++) table[c] += base;
@@ -287,6 +329,7 @@ static void finish_table(const skss_knapsack_desc *d, const skss__knap *p, int64
 /* taken[j] from the decision bits of the DP items and the zero-weight rule. */
 static void walk_back(const skss_knapsack_desc *d, const int64_t *weights, const int64_t *values,
                       const skss__knap *p, const int64_t *index, uint8_t *taken) {
+  if (taken == NULL) return;
   for (int64_t j = 0; j < d->n_items; j++) taken[j] = weights[j] == 0 && values[j] > 0;
   int64_t c = p->cap;
   for (int64_t k = p->items - 1; k >= 0; k--) {
@@ -295,6 +338,92 @@ static void walk_back(const skss_knapsack_desc *d, const int64_t *weights, const
       c -= p->w[k];
     }
   }
+}
+
+/* The sizes and memory plan of one instance. */
+static skss_status plan_instance(skss_ctx *ctx, const skss_knapsack_desc *d, int algorithm,
+                                 const instance *in, skss__knap *p, layout *l) {
+  memset(p, 0, sizeof *p);
+  memset(l, 0, sizeof *l);
+  measure(d, in->w, in->v, p);
+  return plan_memory(ctx, d, algorithm, p, l);
+}
+
+/* Solves one planned instance in `mem` (l->total bytes, 64-byte aligned). */
+static void solve_instance(skss_ctx *ctx, const skss_knapsack_desc *d, int algorithm,
+                           const instance *in, skss__knap *p, const layout *l, char *mem) {
+  const size_t list = round64(l->list);
+  int64_t *w = (int64_t *)(void *)mem, *v = (int64_t *)(void *)(mem + list);
+  int64_t *index = (int64_t *)(void *)(mem + 2 * list), *low = (int64_t *)(void *)(mem + 3 * list);
+  p->w = w;
+  p->v = v;
+  /* The oracle backend computes every cell; the CPU backend only the ones
+   * the answer needs, unless the whole last row is asked for. */
+  p->low = ctx->backend == SKSS_BACKEND_CPU_REF || in->table ? NULL : low;
+  p->table = p->items > 0 ? in->table : NULL;
+  p->bits = l->bits ? (uint64_t *)(void *)(mem + LISTS * list) : NULL;
+  p->work = mem + LISTS * list + round64(l->bits);
+  const int64_t base = fill(d, in->w, in->v, p, w, v, index, low);
+  if (l->lowmem) {
+    uint8_t *chosen = (uint8_t *)(mem + LISTS * list + l->work);
+    p->isa = skss__knap_isa_at(skss__ctx_cpu_isa(ctx));
+    skss__knapsack_lowmem(p, (char *)p->work, l->work, chosen);
+    finish_table(d, p, in->table, base);
+    *in->best = base + p->best;
+    for (int64_t j = 0; j < d->n_items; j++) in->taken[j] = in->w[j] == 0 && in->v[j] > 0;
+    for (int64_t k = 0; k < p->items; k++)
+      if (chosen[k]) in->taken[index[k]] = 1;
+    return;
+  }
+  run_algorithm(ctx, algorithm, p);
+  finish_table(d, p, in->table, base);
+  *in->best = base + p->best;
+  walk_back(d, in->w, in->v, p, index, in->taken);
+}
+
+/* A batch run on several workers at once: each takes the next instance and
+ * solves it with a sequential algorithm in its own slice of the scratch. */
+typedef struct batch_job {
+  skss_ctx *ctx;
+  const skss_knapsack_desc *d;
+  const int64_t *weights, *values;
+  int64_t *best_value;
+  uint8_t *taken;
+  int algorithm;
+  char *mem;
+  size_t stride;
+  _Atomic int64_t next; /* why: uneven instances balance when handed out one at a time */
+} batch_job;
+
+static void batch_worker(int worker, int workers, void *arg) {
+  batch_job *job = arg;
+  (void)workers;
+  char *mem = job->mem + (size_t)worker * job->stride;
+  for (int64_t k = atomic_fetch_add(&job->next, 1); k < job->d->instances;
+       k = atomic_fetch_add(&job->next, 1)) {
+    const instance in = instance_at(job->d, job->weights, job->values, job->best_value, job->taken, k);
+    skss__knap p;
+    layout l;
+    /* Planned once already: the same sizes come out, so this cannot fail. */
+    if (plan_instance(job->ctx, job->d, job->algorithm, &in, &p, &l) == SKSS_OK)
+      solve_instance(job->ctx, job->d, job->algorithm, &in, &p, &l, mem);
+  }
+}
+
+/* The most working memory any instance needs (each alone within the limit). */
+static skss_status plan_batch(skss_ctx *ctx, const skss_knapsack_desc *d, int algorithm,
+                              const int64_t *weights, const int64_t *values, int64_t *best_value,
+                              uint8_t *taken, size_t *most) {
+  *most = 0;
+  for (int64_t k = 0; k < d->instances; k++) {
+    const instance in = instance_at(d, weights, values, best_value, taken, k);
+    skss__knap p;
+    layout l;
+    skss_status st = plan_instance(ctx, d, algorithm, &in, &p, &l);
+    if (st != SKSS_OK) return st;
+    if (l.total > *most) *most = l.total;
+  }
+  return SKSS_OK;
 }
 
 skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const int64_t *weights,
@@ -314,45 +443,40 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
                                   "values_by_capacity"};
     st = skss__check_host_pointers(ctx, FN, 5, host, names);
   }
-  if (st == SKSS_OK) st = check_items(ctx, desc->n_items, weights, values);
-  skss__knap p;
-  memset(&p, 0, sizeof p);
-  layout l = {0, 0, 0, 0, false};
-  if (st == SKSS_OK) measure(desc, weights, values, &p);
-  if (st == SKSS_OK) st = plan_memory(ctx, desc, algorithm, &p, &l);
+  if (st == SKSS_OK) st = check_items(ctx, desc, weights, values);
+  /* A batch runs its instances at once, each on one thread with DP, unless
+   * the task array was asked for by name (then one after another). */
+  const bool at_once = desc->instances > 1 && algorithm != SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU;
+  if (desc->instances > 1 && desc->algorithm == SKSS_KNAPSACK_ALGORITHM_AUTO)
+    algorithm = SKSS_KNAPSACK_ALGORITHM_DP;
+  size_t most = 0;
+  if (st == SKSS_OK)
+    st = plan_batch(ctx, desc, algorithm, weights, values, best_value, taken, &most);
   if (st != SKSS_OK) return st;
 
-  char *mem = skss__scratch(ctx, l.total);
+  const int64_t limit = desc->max_bytes ? desc->max_bytes : DEFAULT_MAX_BYTES;
+  const size_t stride = round64(most);
+  int workers = at_once ? (desc->instances < ctx->threads ? (int)desc->instances : ctx->threads) : 1;
+  if (stride > 0 && (uint64_t)workers * stride > (uint64_t)limit) workers = (int)((uint64_t)limit / stride);
+  if (workers < 1) workers = 1;
+  char *mem = skss__scratch(ctx, (size_t)workers * stride);
   if (mem == NULL)
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
-                      "%s: no memory for %zu bytes of working memory (value rows%s)", FN, l.total,
-                      l.bits ? " and decision bits; use value_only mode" : "");
-  size_t list = round64(l.list);
-  int64_t *w = (int64_t *)mem, *v = (int64_t *)(mem + list), *index = (int64_t *)(mem + 2 * list);
-  int64_t *low = (int64_t *)(mem + 3 * list);
-  p.w = w;
-  p.v = v;
-  /* The oracle backend computes every cell; the CPU backend only the ones
-   * the answer needs, unless the whole last row is asked for. */
-  p.low = ctx->backend == SKSS_BACKEND_CPU_REF || desc->values_by_capacity ? NULL : low;
-  p.table = p.items > 0 ? desc->values_by_capacity : NULL;
-  p.bits = l.bits ? (uint64_t *)(mem + LISTS * list) : NULL;
-  p.work = mem + LISTS * list + round64(l.bits);
-  int64_t base = fill(desc, weights, values, &p, w, v, index, low);
-  if (l.lowmem) {
-    p.isa = skss__knap_isa_at(skss__ctx_cpu_isa(ctx));
-    skss__knapsack_lowmem(&p, (char *)p.work, l.work, (uint8_t *)(mem + LISTS * list + l.work));
-    finish_table(desc, &p, base);
-    const uint8_t *chosen = (const uint8_t *)(mem + LISTS * list + l.work);
-    *best_value = base + p.best;
-    for (int64_t j = 0; j < desc->n_items; j++) taken[j] = weights[j] == 0 && values[j] > 0;
-    for (int64_t k = 0; k < p.items; k++)
-      if (chosen[k]) taken[index[k]] = 1;
+                      "%s: no memory for %zu bytes of working memory (value rows%s)", FN,
+                      (size_t)workers * stride,
+                      desc->value_only ? "" : " and decision bits; use value_only mode");
+  if (workers == 1) {
+    for (int64_t k = 0; k < desc->instances; k++) {
+      const instance in = instance_at(desc, weights, values, best_value, taken, k);
+      skss__knap p;
+      layout l;
+      st = plan_instance(ctx, desc, algorithm, &in, &p, &l);
+      if (st != SKSS_OK) return st;
+      solve_instance(ctx, desc, algorithm, &in, &p, &l, mem);
+    }
     return SKSS_OK;
   }
-  run_algorithm(ctx, algorithm, &p);
-  finish_table(desc, &p, base);
-  *best_value = base + p.best;
-  if (!desc->value_only) walk_back(desc, weights, values, &p, index, taken);
+  batch_job job = {ctx, desc, weights, values, best_value, taken, algorithm, mem, stride, 0};
+  skss__parallel(ctx, workers, batch_worker, &job);
   return SKSS_OK;
 }
