@@ -467,9 +467,9 @@ typedef enum skss_knapsack_algorithm {
  * decision bits more. `max_bytes` bounds all of the call's working memory
  * (0 = 4 GiB). When the decision bits do not fit it, the items come from
  * value-row checkpoints instead (the same items; one thread): with
- * 2 R sqrt(n' (C' + 1) / (8 R)) bytes or so in twice the value-only work, in
- * as little as (3 + log2 n') R + (C' + 1) / 8 bytes in up to log2 n' more
- * passes. A call that cannot fit even that (or value-only mode's rows) fails
+ * 2 R sqrt(n' (C' + 1) / (8 R)) bytes or so in a value-only pass plus a pass
+ * with the bits, in as little as (3 + log2 n') R + (C' + 1) / 8 bytes in up
+ * to log2 n' more passes. A call that cannot fit even that (or value-only mode's rows) fails
  * with SKSS_ERR_OUT_OF_MEMORY before it allocates, and its error text gives
  * the bytes it needs. The memory comes from the context's arena, which keeps
  * its largest size until skss_ctx_destroy(). */
