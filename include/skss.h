@@ -10,7 +10,10 @@
  *    `skss_ctx_last_error(ctx)` holds one line of detail that starts with the
  *    function's name, e.g. "skss_sat(): height * pitch overflows int64".
  *    Outputs are left untouched by argument errors detected before any work.
- *  - The library never prints, exits, aborts or keeps global mutable state.
+ *  - The library never prints, exits or aborts. Its only state outside a
+ *    context is the reason for the calling thread's last failed
+ *    skss_ctx_create() (thread-local) and the CPU's instruction sets,
+ *    detected once per process.
  *  - A context is used by one host thread at a time; distinct contexts are
  *    independent and may be used from different threads at once.
  *  - Sizes are int64_t and checked: negative sizes, and sizes whose byte count
@@ -403,8 +406,8 @@ typedef enum skss_halftone_algorithm {
   /* Funasaka, Nakano, Ito (SKSS task arrays), CUDA: */
   SKSS_HALFTONE_ALGORITHM_SKSS = 28, /* one kernel: strips of 32 x 32 parallelograms
                                         by row ticket */
-  /* ours, CUDA, AUTO there: one kernel, strips of 64 or 128 pixel rows by
-     row ticket, a lane per row; a batch runs all its images at once */
+  /* ours, CUDA, AUTO there: one kernel, strips of rows by row ticket; a
+     batch runs all its images at once */
   SKSS_HALFTONE_ALGORITHM_STRIPS = 29
 } skss_halftone_algorithm;
 
@@ -563,8 +566,7 @@ typedef struct skss_compact_desc {
  * (required). NaN compares false except for NE and NONZERO. Outputs must not
  * overlap `in`, the mask or each other (SKSS_ERR_INVALID_ARG); slots past
  * *count are never written. `in` and `mask` may be NULL when n == 0. RANGE
- * with a >= b keeps nothing. With the CUDA backend *count may be device
- * memory, written without synchronising. */
+ * with a >= b keeps nothing. */
 SKSS_API skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc,
                                   const void *in, void *out_values /* OUT, optional */,
                                   int64_t *out_indices /* OUT, optional */,
@@ -579,10 +581,9 @@ SKSS_API skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc,
  *   FORWARD:  t[i'][j'] with i' < i and j' <  j
  *   FAIR:     t[i'][j'] with i' < i and j' <= j
  *   BACKWARD: t[i'][j'] with i' < i and j' <= j + reach * (i - i')
- * By default a task waits on the whole set above (cheaply: on row i-1 at
- * column j-1, j, or j+reach, which covers it by transitivity). A `deps`
- * callback may instead list the exact predecessors of a task (each must
- * lie in the set above); the runner waits for each. */
+ * By default a task waits on the whole set above. A `deps` callback may
+ * instead list the exact predecessors of a task (each must lie in the set
+ * above); the runner waits for each. */
 typedef enum skss_taskarray_kind {
   SKSS_TASKARRAY_KIND_FORWARD = 0,
   SKSS_TASKARRAY_KIND_FAIR = 1,

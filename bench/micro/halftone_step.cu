@@ -1,6 +1,6 @@
 /*
  * halftone_step.cu — microbenchmarks of one dependent step of GPU error
- * diffusion (issue 4): where the ~100 ns a step of the strip engine goes,
+ * diffusion: where the ~100 ns a step of the strip engine goes,
  * against the 18.5 ns of the pixel rule alone.
  *
  * Each probe walks a long run of steps in one block and reports ns a step

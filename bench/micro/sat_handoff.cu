@@ -1,6 +1,6 @@
 /*
  * sat_handoff.cu — microbenchmark of one hand-off between the blocks of a
- * single-pass scan (issue 3): how long a block waits, from the moment its
+ * single-pass scan: how long a block waits, from the moment its
  * predecessor has its carry, until it can use it. The one-pass SAT
  * (src/cuda/sat/sat_onepass.cu) walks chains of such hand-offs (512 tile
  * rows at 16K), so this latency times the chain length bounds it.

@@ -1,6 +1,6 @@
 /*
  * sat_stream.cu — microbenchmark of the traffic floors of a 16K x 16K
- * summed-area table (issue 3): how fast the device moves the SAT's bytes
+ * summed-area table: how fast the device moves the SAT's bytes
  * with no arithmetic and no carries between blocks.
  *
  *   memcpy     cudaMemcpyAsync device to device, 1 GiB (f32 -> f32's bytes)
@@ -27,7 +27,7 @@
  *              words lane by lane) or by bulk copies; in both orders. Each
  *              form is checked on sampled elements before it is timed.
  *   4K ...     memcpy and the f32 tile pattern (64 x 128 and 32 x 128) at
- *              4K x 4K, where issue 3 asks for 50 us: batches of 20
+ *              4K x 4K, where the target is 50 us: batches of 20
  *              launches, so that the host's launch latency is hidden as in
  *              `skss bench`.
  *
@@ -348,7 +348,7 @@ int main() {
   tiled_pair<unsigned char, unsigned, 2>("tiled u8", a, b);
   tiled_pair<unsigned char, unsigned, 2, 8>("tiled u8", a, b);
   tiled_pair<unsigned char, unsigned, 4>("tiled u8", a, b);
-  /* 4K x 4K f32 (issue 3's 50 us target): what the pattern alone takes there */
+  /* 4K x 4K f32 (the 50 us target): what the pattern alone takes there */
   const size_t small = (size_t)4096 * 4096 * 4;
   report("4K memcpy", batch_median_ms([&]() { CHECK(cudaMemcpyAsync(b, a, small, cudaMemcpyDeviceToDevice)); }),
          2.0 * small);

@@ -218,9 +218,10 @@ static skss_status over_limit(skss_ctx *ctx, const skss_knapsack_desc *d, const 
     snprintf(alternative, sizeof alternative,
              " or use value_only mode (no decision bits: %lld bytes)", (long long)without_bits);
   return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
-                    "%s: needs %s of working memory for %lld items over capacities 0..%lld, over "
+                    "%s: needs %s of working memory for %lld item%s over capacities 0..%lld, over "
                     "the limit max_bytes = %lld; raise max_bytes%s",
-                    FN, need, (long long)p->items, (long long)p->cap, (long long)limit, alternative);
+                    FN, need, (long long)p->items, p->items == 1 ? "" : "s", (long long)p->cap,
+                    (long long)limit, alternative);
 }
 
 /* The layout that reconstructs from checkpoints within `limit`, or an

@@ -44,7 +44,8 @@
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP 8
 /* Rows a warp of the tall shape: 64 x 128 tiles where they fill the GPU [SAT: tile shapes]. */
 #define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL 16
-#define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL_NARROW 15 /* inputs narrower than the sums */
+/* Rows a warp of the tall shape for inputs narrower than the sums [SAT: tile shapes]. */
+#define SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL_NARROW 15
 /* Columns a lane: 16-byte accesses of 4-byte elements, 128 columns a tile [SAT: tile shapes]. */
 #define SKSS_CUDA_SAT_ONEPASS_VEC 4
 /* Warps of a big tile of 4-byte sums (96 x 128, 4 an SM) [SAT: tile shapes]. */
@@ -67,9 +68,9 @@
 #define SKSS_CUDA_SAT_ONEPASS_RAW_ROWS_PER_WARP_TALL 12
 /* Raw-tile blocks an SM (64 registers a thread; five blocks spill) [SAT: tile shapes]. */
 #define SKSS_CUDA_SAT_ONEPASS_RAW_BLOCKS 4
-/* Shared memory of an sm_90 SM, which bounds the tiles an SM holds. */
+/* Shared memory of an sm_90 SM, which bounds the tiles an SM holds (the CUDA guide's figure, not tuned). */
 #define SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM (228 * 1024)
-/* Shared memory an SM reserves for each block. */
+/* Shared memory an SM reserves for each block (the CUDA guide's figure, not tuned). */
 #define SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED 1024
 /* Predecessors a thread loads at once in a look-back [SAT: look-back loads]. */
 #ifndef SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS /* (a -D overrides it, for sweeps) */
