@@ -49,7 +49,10 @@ enum {
   /* The SAT papers' tables on the GPU (not part of "all": name it). */
   BENCH_SUITE_SAT_PAPERS = 1u << (SKSS_OP_COMPACT + 1),
   /* The halftone papers' tables on the GPU (not part of "all": name it). */
-  BENCH_SUITE_HALFTONE_PAPERS = 1u << (SKSS_OP_COMPACT + 2)
+  BENCH_SUITE_HALFTONE_PAPERS = 1u << (SKSS_OP_COMPACT + 2),
+  /* The knapsack paper's Table I and two more GPU cases, with their host
+   * rows (not part of "all": name it). */
+  BENCH_SUITE_KNAPSACK_PAPERS = 1u << (SKSS_OP_COMPACT + 3)
 };
 
 /* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
@@ -150,11 +153,22 @@ typedef struct bench_case {
   int time_reference; /* time the reference on cpu-ref even when that backend is not run */
   uint32_t reference_extra; /* with time_reference: more cpu-ref algorithms timed so (mask) */
   int r_sweep;        /* also time (1+r)R1W at each r of BENCH_R_SWEEP */
+  uint32_t backends;  /* bit (1 << skss_backend) per backend that runs the case;
+                         0 = every one asked for */
   double ref_s;       /* seconds of the reference's one call in prepare */
   union {
     struct { int64_t height, width; skss_dtype in, out; skss_sat_layout layout; } sat;
     struct { int64_t height, width; skss_dither_kernel kernel; int64_t images; } halftone;
-    struct { int64_t n_items, capacity; int value_only; } knapsack;
+    struct {
+      int64_t n_items, capacity; int value_only;
+      /* suite knapsack-papers (bench_knapsack.c); zero in the knapsack suite */
+      int64_t instances;                /* a batch of this many; 0 = one */
+      int64_t min_weight, max_weight;   /* uniform weights; max_weight 0: strongly correlated */
+      int64_t min_value, max_value;     /* uniform values, drawn with the weights */
+      int by_capacity;                  /* ask for values_by_capacity too */
+      int reference_on_cpu;             /* the reference from the cpu backend, not cpu-ref */
+      int64_t max_bytes;                /* skss_knapsack_desc.max_bytes; 0 = the default */
+    } knapsack;
     struct { int64_t n; skss_dtype dtype; int indices; } compact;
   } p;
 } bench_case;
@@ -207,6 +221,10 @@ extern const bench_primitive bench_sat;
 extern const bench_primitive bench_halftone;
 extern const bench_primitive bench_knapsack;
 extern const bench_primitive bench_compact;
+
+/* The SKSS paper's own Table I times (Titan X), a note of every run of
+ * suite knapsack-papers (bench_knapsack.c). */
+extern const char bench_knapsack_paper_note[];
 
 /* "sat", "halftone", "knapsack" or "compact". */
 const char *bench_op_name(skss_op op);
@@ -283,7 +301,7 @@ typedef struct bench_report {
   int n_versions;
   bench_target targets[BENCH_MAX_TARGETS];
   int n_targets;
-  char notes[4][BENCH_ERRLEN]; /* e.g. a backend that is not available */
+  char notes[8][BENCH_ERRLEN]; /* e.g. a backend that is not available */
   int n_notes;
   double total_s;
   /* GPU runs: the device and its copy bandwidth (cudaMemcpyAsync D2D). */

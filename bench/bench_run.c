@@ -3,7 +3,8 @@
  * (case, backend, algorithm) one checked and timed row.
  *
  * Per case: the primitive makes its seeded inputs and the CPU_REF reference
- * once; then every backend asked for runs every algorithm it implements
+ * once; then every backend asked for (and among the case's backends, when
+ * it names them) runs every algorithm it implements
  * (skss_algorithm_supported) that the case lists: outputs poisoned, one
  * call, comparison with the reference (a mismatch fails the row, the
  * benchmark goes on), one warm-up call, and the timed calls of
@@ -276,7 +277,8 @@ static void measure_any_row(case_run *cr, skss_backend b, timed_call *call, benc
 }
 
 /* The GPU tables list the sequential reference (the papers' "Sequential"
- * rows): when cpu-ref is not among the backends it is timed here, on the
+ * rows): when cpu-ref is not among the backends (or not among the case's)
+ * it is timed here, on the
  * reference context, unchecked (it is the reference) and without a second
  * warm-up (prepare just ran it), unless that one call took too long. */
 static void measure_reference_row(case_run *cr, skss_ctx *ref, int algorithm) {
@@ -360,7 +362,9 @@ static void run_case(const bench_config *cfg, bench_report *rep, size_t ci, skss
     progress(cfg, c, r);
     return;
   }
-  if (c->time_reference && ctxs[SKSS_BACKEND_CPU_REF] == NULL) {
+  const int ref_backend_runs = ctxs[SKSS_BACKEND_CPU_REF] != NULL &&
+                               (c->backends == 0 || (c->backends >> SKSS_BACKEND_CPU_REF) & 1u);
+  if (c->time_reference && !ref_backend_runs) {
     measure_reference_row(&cr, ref, bench_reference_algorithm(c->op));
     /* the table's other sequential rows (the HMM paper's 4R1W(CPU)) */
     for (int a = 1; a < 32; a++)
@@ -372,7 +376,8 @@ static void run_case(const bench_config *cfg, bench_report *rep, size_t ci, skss
       snprintf(cr.device_err, sizeof cr.device_err, "the upload to the device failed");
   }
   for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++)
-    if (ctxs[b] != NULL) run_backend(&cr, (skss_backend)b, ctxs[b]);
+    if (ctxs[b] != NULL && (c->backends == 0 || (c->backends >> b) & 1u))
+      run_backend(&cr, (skss_backend)b, ctxs[b]);
   cr.prim->release(cr.job);
 }
 
@@ -403,9 +408,14 @@ static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BE
     add_note(rep, "suite sat-papers: the papers' tables are GPU tables; the cuda backend does not run");
   if ((cfg->suites & BENCH_SUITE_HALFTONE_PAPERS) && !cfg->gpu)
     add_note(rep, "suite halftone-papers: the papers' tables are GPU tables; the cuda backend does not run");
+  if ((cfg->suites & BENCH_SUITE_KNAPSACK_PAPERS) && !cfg->gpu)
+    add_note(rep, "suite knapsack-papers: the cuda backend does not run: the host rows only (the paper's "
+                  "algorithms and strips are cuda algorithms)");
+  if (cfg->suites & BENCH_SUITE_KNAPSACK_PAPERS) add_note(rep, bench_knapsack_paper_note);
   for (int op = SKSS_OP_SAT; op <= SKSS_OP_COMPACT; op++) {
     unsigned bits = 1u << op | (op == SKSS_OP_SAT ? (unsigned)BENCH_SUITE_SAT_PAPERS : 0u) |
-                    (op == SKSS_OP_HALFTONE ? (unsigned)BENCH_SUITE_HALFTONE_PAPERS : 0u);
+                    (op == SKSS_OP_HALFTONE ? (unsigned)BENCH_SUITE_HALFTONE_PAPERS : 0u) |
+                    (op == SKSS_OP_KNAPSACK ? (unsigned)BENCH_SUITE_KNAPSACK_PAPERS : 0u);
     if (!(cfg->suites & bits)) continue;
     if (PRIMITIVES[op]->add_cases(cfg, &rep->cases) != 0) {
       snprintf(err, BENCH_ERRLEN, "out of memory listing the %s cases", PRIMITIVES[op]->name);

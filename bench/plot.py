@@ -12,8 +12,11 @@ each family: the fastest skss row against the fastest optimal peer, and every
 algorithm of the multithreaded backend against the family's reference
 algorithm (GPU runs: our cuda algorithms against the fastest of the paper's
 algorithms of their table). Rows that failed or timed out are left out.
---primitive sat,knapsack,... plots only those primitives' cases. The title
-names the machine and the date; the commit stays in the JSON.
+The SKSS paper's knapsack Table I (suite knapsack-papers) is drawn as the
+paper has it instead: median ms against W + 1, one line per algorithm and
+backend, with the paper's own Titan X times as dotted lines beside the
+value-only table. --primitive sat,knapsack,... plots only those primitives'
+cases. The title names the machine and the date; the commit stays in the JSON.
 """
 import argparse
 import json
@@ -28,6 +31,21 @@ import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first
 
 AXIS = {"px": "pixels", "cell": "capacity C (n = 1000 items)", "elem": "elements"}
 RATE = {"px": "pixels/s", "cell": "DP cell updates/s", "elem": "elements/s"}
+
+# Tables drawn as time against size, and the times their paper reports: the
+# SKSS paper's Table I (Funasaka, Nakano, Ito, "Single Kernel Soft
+# Synchronization Technique for Task Arrays on CUDA-enabled GPUs, with
+# Applications"), GTX Titan X, ms at W + 1 = 16K .. 512K, n + 1 = 4096 items;
+# the value-only DP (bench_knapsack_paper_note in bench/bench_knapsack.c).
+TIME_TABLES = {"SKSS paper Table I": "W + 1 (capacity + 1; n + 1 = 4096 items)"}
+PAPER_TIMES = {
+    "SKSS paper Table I": ([w << 10 for w in (16, 32, 64, 128, 256, 512)], {
+        "Parallel-Forward": [14.83, 16.01, 19.61, 27.13, 42.67, 87.8],
+        "Parallel-Fair, best k": [6.484, 11.22, 20.48, 33.78, 67.97, 126.3],
+        "SKSS": [5.037, 5.515, 9.315, 15.14, 27.24, 52.37],
+        "Sequential": [62.87, 109.7, 261.0, 605.5, 1259, 2584],
+    }),
+}
 
 
 def load(path):
@@ -79,8 +97,40 @@ def throughput_panel(ax, doc, name, indices, rows):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_title(name, fontsize=10)
-    ax.set_xlabel(AXIS.get(unit, unit), fontsize=8)
+    # the knapsack-papers cases have their own item counts (in their size)
+    axis = "capacity C" if unit == "cell" and doc["cases"][indices[0]].get("table") else AXIS.get(unit, unit)
+    ax.set_xlabel(axis, fontsize=8)
     ax.set_ylabel(RATE.get(unit, unit), fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    if lines:
+        ax.legend(fontsize=6, loc="best")
+
+
+def time_panel(ax, doc, name, indices, rows):
+    """Median ms against the case's x (W + 1), as the paper's table has it;
+    the paper's own times beside the value-only cases."""
+    cases = {i: doc["cases"][i] for i in indices}
+    table = cases[indices[0]]["table"]
+    lines = OrderedDict()
+    for r in rows:
+        if r["case"] in cases:
+            lines.setdefault((r["peer"], label(r)), []).append((cases[r["case"]]["x"], r["median_s"] * 1e3))
+    for (peer, text), points in lines.items():
+        points.sort()
+        xs, ys = zip(*points)
+        ax.plot(xs, ys, "--" if peer else "-", marker="s" if peer else "o", markersize=4, linewidth=1.3,
+                label=text)
+    if table in PAPER_TIMES and "value only" in cases[indices[0]]["variant"]:
+        xs, times = PAPER_TIMES[table]
+        for (algorithm, ys), marker in zip(times.items(), "x+dv"):
+            ax.plot(xs, ys, ":", marker=marker, markersize=4, linewidth=1.1, color="dimgray",
+                    label=f"{algorithm} [paper, Titan X]")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_title(name, fontsize=10)
+    ax.set_xlabel(TIME_TABLES.get(table, "size"), fontsize=8)
+    ax.set_ylabel("median ms", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.grid(True, which="both", alpha=0.3)
     if lines:
@@ -187,7 +237,8 @@ def main():
     fig = plt.figure(figsize=(20, sum(heights) + 1))
     spec = fig.add_gridspec(grid_rows + 2, cols, height_ratios=heights)
     for k, (name, indices) in enumerate(fams.items()):
-        throughput_panel(fig.add_subplot(spec[k // cols, k % cols]), doc, name, indices, rows)
+        panel = time_panel if doc["cases"][indices[0]].get("table") in TIME_TABLES else throughput_panel
+        panel(fig.add_subplot(spec[k // cols, k % cols]), doc, name, indices, rows)
     bars(fig.add_subplot(spec[grid_rows, :]), *vs_peer,
          "speedup: fastest skss row / fastest optimal peer (largest size of each case)")
     bars(fig.add_subplot(spec[grid_rows + 1, :]), *vs_ref,

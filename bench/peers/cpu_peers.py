@@ -12,8 +12,12 @@ Specs:
   sat:WxH:IN:OUT:LAYOUT       cv2.integral (padded) at 1 and --threads threads,
                               NumPy cumsum(cumsum(a, 0), 1) (inclusive)
   halftone:WxH:KERNEL         Pillow Image.convert('1') (Floyd-Steinberg only)
-  knapsack:N:C:value|items    OR-Tools' DP, divide-and-conquer and branch-and-bound
-                              solvers (they always return the items)
+  knapsack:N:C:value|items[:wLO-HI:vLO-HI][:xB]
+                              OR-Tools' DP, divide-and-conquer and branch-and-bound
+                              solvers (they always return the items); without the
+                              ranges the strongly correlated class, with them
+                              uniform weights and values (suite knapsack-papers),
+                              xB: a batch of B instances solved one after another
   compact:N:DTYPE:values|indices   NumPy a[a > x] / np.nonzero(a > x)
 
 A peer whose module is missing is reported with status "unavailable"; a solver
@@ -82,6 +86,34 @@ def knapsack_items(seed, n, capacity):
     r = max(1, 4 * capacity // n - 1)
     w = (np.uint64(1) + hash_range(seed, 0, n) % np.uint64(r)).astype(np.int64)
     return w.tolist(), (w + r // 10).tolist()
+
+
+def knapsack_uniform_items(seed, n, instances, weights, values):
+    """Uniform weights in [lo, hi] from the high 32 bits of item k's word and
+    values from its low 32 bits, k over the whole batch (knapsack_fill_uniform
+    of bench/bench_knapsack.c); one (weights, values) pair per instance."""
+    z = fill(n * instances, seed, lambda h: h)
+    (wlo, whi), (vlo, vhi) = weights, values
+    w = (np.uint64(wlo) + (z >> np.uint64(32)) % np.uint64(whi - wlo + 1)).astype(np.int64)
+    v = (np.uint64(vlo) + (z & np.uint64(0xFFFFFFFF)) % np.uint64(vhi - vlo + 1)).astype(np.int64)
+    w, v = w.reshape(instances, n), v.reshape(instances, n)
+    return [(w[k].tolist(), v[k].tolist()) for k in range(instances)]
+
+
+def knapsack_spec(fields):
+    """(n, capacity, instances, ranges) of a knapsack spec's fields after the
+    mode: "wLO-HI" and "vLO-HI" ranges (None: the strongly correlated class)
+    and "xB" for a batch."""
+    n, capacity, instances, ranges = int(fields[0]), int(fields[1]), 1, {}
+    for f in fields[3:]:
+        if f[0] == "x":
+            instances = int(f[1:])
+        elif f[0] in "wv":
+            lo, hi = f[1:].split("-")
+            ranges[f[0]] = (int(lo), int(hi))
+        else:
+            raise ValueError(f"knapsack spec field {f!r}")
+    return n, capacity, instances, (ranges["w"], ranges["v"]) if ranges else None
 
 
 # ---- timing: the plan of bench/bench_timing.c --------------------------------
@@ -197,19 +229,24 @@ KNAPSACK_SOLVERS = [("ortools dp", "KNAPSACK_DYNAMIC_PROGRAMMING_SOLVER"),
                     ("ortools branch&bound", "KNAPSACK_MULTIDIMENSION_BRANCH_AND_BOUND_SOLVER")]
 
 
-def knapsack_child(conn, solver_type, items, capacity, plan, bb_limit):
-    """Runs in a child process so a solver that takes too long can be stopped."""
+def knapsack_child(conn, solver_type, instances, capacity, plan, bb_limit):
+    """Runs in a child process so a solver that takes too long can be stopped.
+    A batch is solved instance after instance; its optimum is the sum."""
     from ortools.algorithms.python import knapsack_solver as ks
-    weights, values = items
     solver = ks.KnapsackSolver(getattr(ks.SolverType, solver_type), "skss-bench")
     solver.set_time_limit(bb_limit)
+    optimal = [True]
 
     def solve():
-        solver.init(values, [weights], [capacity])
-        return solver.solve()
+        total, optimal[0] = 0, True
+        for weights, values in instances:
+            solver.init(values, [weights], [capacity])
+            total += solver.solve()
+            optimal[0] = optimal[0] and bool(solver.is_solution_optimal())
+        return total
 
     best, st = time_call(solve, plan)
-    conn.send((best, st, bool(solver.is_solution_optimal())))
+    conn.send((best, st, optimal[0]))
 
 
 def knapsack_solver_row(name, solver_type, items, capacity, plan, a):
@@ -234,25 +271,31 @@ def knapsack_solver_row(name, solver_type, items, capacity, plan, a):
 def knapsack_peers(spec, fields, a, plan, cache):
     """The value-only and with-items cases share an instance (OR-Tools always
     returns the items), so each instance is solved once; a solver that ran
-    out of time on a smaller table is not started on a larger one."""
-    n, capacity = int(fields[0]), int(fields[1])
+    out of time on a smaller table (fewer cells over the batch) is not
+    started on a larger one."""
+    n, capacity, instances, ranges = knapsack_spec(fields)
     try:
         import ortools  # noqa: F401  (only to report a missing module as unavailable)
     except Exception as exc:
         return [failed(spec, name, exc) for name, _ in KNAPSACK_SOLVERS]
-    if (n, capacity) not in cache:
-        items, rows = knapsack_items(a.seed, n, capacity), []
+    key, cells = ("knapsack",) + tuple(fields[:2] + fields[3:]), n * capacity * instances
+    if key not in cache:
+        if ranges is None:
+            items = [knapsack_items(a.seed, n, capacity)]
+        else:
+            items = knapsack_uniform_items(a.seed, n, instances, *ranges)
+        rows = []
         for name, solver_type in KNAPSACK_SOLVERS:
             timed_out_at = cache.get(("timeout", name))
-            if timed_out_at is not None and timed_out_at <= n * capacity:
+            if timed_out_at is not None and timed_out_at <= cells:
                 rows.append({"peer": name, "status": "timeout",
                              "message": f"not started: over {a.solver_limit:g} s on a smaller table"})
                 continue
             rows.append(knapsack_solver_row(name, solver_type, items, capacity, plan, a))
             if rows[-1]["status"] == "timeout":
-                cache[("timeout", name)] = n * capacity
-        cache[(n, capacity)] = rows
-    return [row(spec, r["peer"], **{k: v for k, v in r.items() if k != "peer"}) for r in cache[(n, capacity)]]
+                cache[("timeout", name)] = cells
+        cache[key] = rows
+    return [row(spec, r["peer"], **{k: v for k, v in r.items() if k != "peer"}) for r in cache[key]]
 
 
 def compact_peers(spec, fields, a, plan):
