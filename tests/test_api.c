@@ -203,25 +203,48 @@ static void test_auto_runs_every_primitive(void **state) {
   skss_ctx_destroy(ctx);
 }
 
-/* A primitive the explicit backend lacks is an error that names the way out. */
+/* A primitive the explicit backend lacks is an error that names the way
+ * out: compaction, which CUDA has no kernels for (knapsack, SAT and
+ * halftoning have them, and run there). */
 static void test_explicit_backend_never_falls_back(void **state) {
   (void)state;
   if (skss_device_count() == 0) skip();
   skss_ctx *ctx = tu_ctx(SKSS_BACKEND_CUDA, 1);
-  if (skss_algorithm_supported(SKSS_OP_KNAPSACK, 0, SKSS_BACKEND_CUDA)) {
+  if (skss_algorithm_supported(SKSS_OP_COMPACT, 0, SKSS_BACKEND_CUDA)) {
     skss_ctx_destroy(ctx);
-    skip(); /* CUDA has knapsack kernels now: nothing to fall back from */
+    skip(); /* CUDA has compaction kernels now: nothing to fall back from */
   }
-  assert_int_equal(skss_ctx_op_backend(ctx, SKSS_OP_KNAPSACK), SKSS_BACKEND_AUTO);
-  const int64_t w[1] = {1}, v[1] = {1};
-  int64_t best = -1;
-  skss_knapsack_desc kd = SKSS_KNAPSACK_DESC_INIT;
-  kd.n_items = 1;
-  kd.capacity = 1;
-  kd.value_only = 1;
-  assert_int_equal(skss_knapsack(ctx, &kd, w, v, &best, NULL), SKSS_ERR_UNSUPPORTED);
+  assert_int_equal(skss_ctx_op_backend(ctx, SKSS_OP_COMPACT), SKSS_BACKEND_AUTO);
+  const int32_t in[3] = {1, 2, 3};
+  int32_t kept[3] = {-1, -1, -1};
+  int64_t count = -1;
+  skss_compact_desc cd = SKSS_COMPACT_DESC_INIT;
+  cd.n = 3;
+  cd.dtype = SKSS_DTYPE_I32;
+  cd.keep = SKSS_COMPACT_KEEP_GT;
+  cd.a.i = 1;
+  assert_int_equal(skss_compact(ctx, &cd, in, kept, NULL, &count), SKSS_ERR_UNSUPPORTED);
   assert_non_null(strstr(skss_ctx_last_error(ctx), "auto backend"));
-  assert_int_equal(best, -1);
+  assert_int_equal(count, -1);
+  assert_int_equal(kept[0], -1);
+  /* A primitive CUDA has runs on CUDA, its CPU algorithms are refused. */
+  if (skss_algorithm_supported(SKSS_OP_KNAPSACK, 0, SKSS_BACKEND_CUDA)) {
+    assert_int_equal(skss_ctx_op_backend(ctx, SKSS_OP_KNAPSACK), SKSS_BACKEND_CUDA);
+    const int64_t w[3] = {2, 3, 4}, v[3] = {3, 4, 5};
+    int64_t best = -1;
+    uint8_t taken[3] = {9, 9, 9};
+    skss_knapsack_desc kd = SKSS_KNAPSACK_DESC_INIT;
+    kd.n_items = 3;
+    kd.capacity = 5;
+    TU_OK(ctx, skss_knapsack(ctx, &kd, w, v, &best, taken));
+    assert_int_equal(best, 7);
+    assert_true(taken[0] == 1 && taken[1] == 1 && taken[2] == 0);
+    kd.algorithm = SKSS_KNAPSACK_ALGORITHM_DP;
+    best = -1;
+    assert_int_equal(skss_knapsack(ctx, &kd, w, v, &best, taken), SKSS_ERR_UNSUPPORTED);
+    assert_non_null(strstr(skss_ctx_last_error(ctx), "a CPU algorithm"));
+    assert_int_equal(best, -1);
+  }
   skss_ctx_destroy(ctx);
 }
 

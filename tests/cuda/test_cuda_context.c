@@ -4,7 +4,8 @@
  * error reporting, the rule that a primitive an explicit CUDA context does
  * not implement is an error, never a silent CPU fallback, and an AUTO
  * context that runs such a primitive on the CPU threads (with host memory,
- * refusing device memory with an error). Exits 77 (skipped)
+ * refusing device memory with an error) and the others on CUDA (knapsack:
+ * the same choice as cpu-ref, from host or device memory). Exits 77 (skipped)
  * when the build has no CUDA backend or the machine no GPU.
  */
 #include <stdio.h>
@@ -69,7 +70,8 @@ static void test_missing_primitive_is_unsupported(void **state) {
 }
 
 /* An AUTO context on the GPU: primitives CUDA lacks run on the CPU threads
- * with host memory, and device memory given to them is refused. */
+ * with host memory, and device memory given to them is refused; those it
+ * has run on CUDA. */
 static void test_auto_context_runs_cpu_primitives(void **state) {
   (void)state;
   skss_ctx *ctx = tu_ctx(SKSS_BACKEND_AUTO, 2);
@@ -113,6 +115,38 @@ static void test_auto_context_runs_cpu_primitives(void **state) {
     TU_OK(ctx, skss_knapsack(ctx, &kd, w, v, &best, taken));
     assert_int_equal(best, 11); /* items 1 and 2 (4 + 5 = 9): 5 + 6 */
     assert_true(taken[1] && taken[2] && !taken[0] && !taken[3]);
+  } else {
+    /* Knapsack has CUDA kernels: AUTO runs them, on host and device memory,
+     * and chooses what cpu-ref chooses. */
+    assert_int_equal(skss_ctx_op_backend(ctx, SKSS_OP_KNAPSACK), SKSS_BACKEND_CUDA);
+    skss_ctx *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
+    tu_rng r;
+    tu_rng_init(&r, tu_seed());
+    tu_knapsack in = tu_knapsack_random(&r, TU_KNAPSACK_WEAK, 200, 30, -1);
+    int64_t want = -1, best = -1;
+    uint8_t want_taken[200], taken[200];
+    skss_knapsack_desc kd = SKSS_KNAPSACK_DESC_INIT;
+    kd.n_items = in.n;
+    kd.capacity = in.cap;
+    TU_OK(ref, skss_knapsack(ref, &kd, in.w, in.v, &want, want_taken));
+    memset(taken, 0xA5, sizeof taken);
+    TU_OK(ctx, skss_knapsack(ctx, &kd, in.w, in.v, &best, taken));
+    assert_int_equal(best, want);
+    assert_memory_equal(taken, want_taken, sizeof taken);
+    int64_t *dw = NULL, *dv = NULL;
+    assert_int_equal(cudaMalloc((void **)&dw, sizeof(int64_t) * 200), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&dv, sizeof(int64_t) * 200), cudaSuccess);
+    assert_int_equal(cudaMemcpy(dw, in.w, sizeof(int64_t) * 200, cudaMemcpyHostToDevice), cudaSuccess);
+    assert_int_equal(cudaMemcpy(dv, in.v, sizeof(int64_t) * 200, cudaMemcpyHostToDevice), cudaSuccess);
+    best = -1;
+    memset(taken, 0xA5, sizeof taken);
+    TU_OK(ctx, skss_knapsack(ctx, &kd, dw, dv, &best, taken));
+    assert_int_equal(best, want);
+    assert_memory_equal(taken, want_taken, sizeof taken);
+    cudaFree(dw);
+    cudaFree(dv);
+    tu_knapsack_free(&in);
+    skss_ctx_destroy(ref);
   }
   skss_ctx_destroy(ctx);
 }
