@@ -108,14 +108,16 @@ def throughput_panel(ax, doc, name, indices, rows):
 
 
 def time_panel(ax, doc, name, indices, rows):
-    """Median ms against the case's x (W + 1), as the paper's table has it;
-    the paper's own times beside the value-only cases."""
+    """Median ms against the case's x (W + 1), as the paper's table has it, one
+    line per algorithm and backend (or peer) whatever the cores each size kept
+    busy; the paper's own times beside the value-only cases."""
     cases = {i: doc["cases"][i] for i in indices}
     table = cases[indices[0]]["table"]
     lines = OrderedDict()
     for r in rows:
         if r["case"] in cases:
-            lines.setdefault((r["peer"], label(r)), []).append((cases[r["case"]]["x"], r["median_s"] * 1e3))
+            text = f'{r["algorithm"]} [peer]' if r["peer"] else f'{r["algorithm"]} ({r["backend"]})'
+            lines.setdefault((r["peer"], text), []).append((cases[r["case"]]["x"], r["median_s"] * 1e3))
     for (peer, text), points in lines.items():
         points.sort()
         xs, ys = zip(*points)
