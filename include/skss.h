@@ -455,7 +455,22 @@ typedef enum skss_knapsack_algorithm {
   /* Funasaka, Nakano, Ito (SKSS task arrays), sequential, CPU_REF and CPU: */
   SKSS_KNAPSACK_ALGORITHM_DP = 1, /* one item after another over all capacities */
   /* ours, CPU: items as task-array rows, capacity chunks as columns */
-  SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU = 2
+  SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU = 2,
+  /* CUDA, the paper's three, each keeping the whole value table V in device
+   * memory: Boyer, El Baz, Elkihel (one launch per item, strips of 32
+   * capacities x 1 item); O'Connell (one launch per diagonal of strips of
+   * 32 capacities x k items, k = 2..32); SKSS (one kernel, 32-capacity rows
+   * of a forward task array taken by ticket) */
+  SKSS_KNAPSACK_ALGORITHM_PARALLEL_FORWARD = 3,
+  SKSS_KNAPSACK_ALGORITHM_PARALLEL_FAIR_2 = 4,
+  SKSS_KNAPSACK_ALGORITHM_PARALLEL_FAIR_4 = 5,
+  SKSS_KNAPSACK_ALGORITHM_PARALLEL_FAIR_8 = 6,
+  SKSS_KNAPSACK_ALGORITHM_PARALLEL_FAIR_16 = 7,
+  SKSS_KNAPSACK_ALGORITHM_PARALLEL_FAIR_32 = 8,
+  SKSS_KNAPSACK_ALGORITHM_SKSS = 9,
+  /* ours, CUDA: a block per wide capacity strip, its cells on chip, only
+   * strip boundaries crossing L2; O(C) device memory plus decision bits */
+  SKSS_KNAPSACK_ALGORITHM_STRIPS = 10
 } skss_knapsack_algorithm;
 
 /* V[c][j] = best value of items 0..j-1 within capacity c. The chosen set is

@@ -64,6 +64,40 @@ typedef struct skss__halftone_call {
 /* `algorithm` is a CUDA halftone algorithm (AUTO already resolved). */
 skss_status skss__cuda_halftone(skss_ctx *ctx, int algorithm, const skss__halftone_call *call);
 
+/* A validated knapsack call for the CUDA backend, reduced on the host
+ * (core/knapsack_api.c): instance k has inst[k].items DP items (0 < w <=
+ * its cap, v > 0) at w + inst[k].first, v + inst[k].first (host), over
+ * capacities 0..inst[k].cap. src/cuda/knapsack/knapsack_dispatch.cu runs
+ * them and writes, on the host, best[k] = V[cap][items] and (unless
+ * value_only) chosen[first + j] = 1 for taken DP items; with `table`, the
+ * caller's values_by_capacity (host or device memory), entry c of instance
+ * k = base[k] + V[min(c, cap)][items]. Synchronous. */
+typedef struct skss__knapsack_instance {
+  int64_t items, cap, first, base;
+} skss__knapsack_instance;
+
+typedef struct skss__knapsack_call {
+  int64_t instances;
+  const skss__knapsack_instance *inst;
+  const int64_t *w, *v;
+  int64_t total_items;
+  int wide;           /* 8-byte cells: some instance's values sum past INT32_MAX */
+  int value_only;
+  int64_t limit;      /* bytes of device working memory */
+  int64_t capacity;   /* the caller's C */
+  int64_t *table;     /* NULL or values_by_capacity */
+  int64_t *best;      /* host OUT */
+  uint8_t *chosen;    /* host OUT, total_items bytes (NULL when value_only) */
+} skss__knapsack_call;
+
+/* The largest C' the CUDA kernels index (int capacities with a strip of headroom). */
+#define SKSS__CUDA_KNAP_MAX_CAP ((int64_t)INT32_MAX - 65536)
+
+/* `algorithm` is a CUDA knapsack algorithm (AUTO already resolved). */
+skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsack_call *call);
+/* Copies `bytes` between any host and device memory, synchronously on the context's stream. */
+skss_status skss__cuda_copy(skss_ctx *ctx, const char *fn, void *dst, const void *src, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -36,6 +36,17 @@ skss_status skss__cuda_halftone(skss_ctx *ctx, int algorithm, const skss__halfto
   (void)call;
   return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_halftone(): this build has no CUDA backend");
 }
+skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsack_call *call) {
+  (void)algorithm;
+  (void)call;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_knapsack(): this build has no CUDA backend");
+}
+skss_status skss__cuda_copy(skss_ctx *ctx, const char *fn, void *dst, const void *src, size_t bytes) {
+  (void)dst;
+  (void)src;
+  (void)bytes;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: this build has no CUDA backend", fn);
+}
 
 #else
 /* Keeps ISO C happy: a translation unit must declare something. */

@@ -20,8 +20,10 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "backend_cuda.h"
 #include "cpu/knapsack_impl.h"
 #include "cpu/threadpool.h"
 #include "internal.h"
@@ -157,8 +159,8 @@ static void measure(const skss_knapsack_desc *d, const int64_t *weights, const i
 }
 
 /* Copies the DP items into w, v (their input indices into index), fills
- * each row's first needed capacity into low, and returns the value of the
- * zero-weight items. */
+ * each row's first needed capacity into low (unless NULL), and returns the
+ * value of the zero-weight items. */
 static int64_t fill(const skss_knapsack_desc *d, const int64_t *weights, const int64_t *values,
                     const skss__knap *p, int64_t *w, int64_t *v, int64_t *index, int64_t *low) {
   int64_t k = 0, base = 0;
@@ -170,7 +172,7 @@ static int64_t fill(const skss_knapsack_desc *d, const int64_t *weights, const i
     index[k++] = j;
   }
   int64_t need = p->cap;
-  for (k = p->items - 1; k >= 0; k--) {
+  for (k = low != NULL ? p->items - 1 : -1; k >= 0; k--) {
     low[k] = need / 64 * 64;
     need = low[k] > w[k] ? low[k] - w[k] : 0;
   }
@@ -427,6 +429,108 @@ static skss_status plan_batch(skss_ctx *ctx, const skss_knapsack_desc *d, int al
   return SKSS_OK;
 }
 
+/* taken[j] of one instance from the chosen DP items and the zero-weight rule. */
+static void map_taken(const skss_knapsack_desc *d, const int64_t *w, const int64_t *v,
+                      const int64_t *index, const uint8_t *chosen, int64_t items, uint8_t *taken) {
+  for (int64_t j = 0; j < d->n_items; j++) taken[j] = w[j] == 0 && v[j] > 0;
+  for (int64_t k = 0; k < items; k++)
+    if (chosen[k]) taken[index[k]] = 1;
+}
+
+/* The host's view of a CUDA call: its inputs (copied from the device when
+ * they live there), the reduced lists and the outputs before they go back. */
+typedef struct cuda_host {
+  int64_t *w_in, *v_in;          /* copies of device inputs, or NULL */
+  skss__knapsack_instance *inst;
+  int64_t *w, *v, *index;
+  int64_t *best;
+  uint8_t *chosen, *taken;
+} cuda_host;
+
+static void cuda_host_free(cuda_host *h) {
+  free(h->w_in);
+  free(h->v_in);
+  free(h->inst);
+  free(h->w);
+  free(h->v);
+  free(h->index);
+  free(h->best);
+  free(h->chosen);
+  free(h->taken);
+}
+
+/* An input array on the host: the caller's, or a copy of its device memory. */
+static skss_status host_input(skss_ctx *ctx, const int64_t *ptr, size_t bytes, int64_t **copy,
+                              const int64_t **out) {
+  *out = ptr;
+  if (ptr == NULL || bytes == 0 || !skss__cuda_is_device_only(ptr)) return SKSS_OK;
+  *copy = malloc(bytes);
+  if (*copy == NULL)
+    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no host memory for %zu bytes of items", FN, bytes);
+  *out = *copy;
+  return skss__cuda_copy(ctx, FN, *copy, ptr, bytes);
+}
+
+/* The CUDA backend: inputs checked and reduced on the host, the DP and the
+ * walk back on the device (src/cuda/knapsack/), outputs written to host or
+ * device memory; returns when they are in place. */
+static skss_status solve_cuda(skss_ctx *ctx, const skss_knapsack_desc *d, int algorithm,
+                              const int64_t *weights, const int64_t *values, int64_t *best_value,
+                              uint8_t *taken) {
+  const int64_t n = d->n_items, K = d->instances;
+  const size_t all = (size_t)(n * K), bytes = all * sizeof(int64_t);
+  cuda_host h = {0};
+  const int64_t *w = NULL, *v = NULL;
+  skss_status st = host_input(ctx, weights, bytes, &h.w_in, &w);
+  if (st == SKSS_OK) st = host_input(ctx, values, bytes, &h.v_in, &v);
+  if (st == SKSS_OK) st = check_items(ctx, d, w, v);
+  if (st != SKSS_OK) {
+    cuda_host_free(&h);
+    return st;
+  }
+  const size_t lists = all > 0 ? all : 1;
+  h.inst = malloc(sizeof *h.inst * (size_t)K);
+  h.w = malloc(sizeof(int64_t) * lists);
+  h.v = malloc(sizeof(int64_t) * lists);
+  h.index = malloc(sizeof(int64_t) * lists);
+  h.best = malloc(sizeof(int64_t) * (size_t)K);
+  h.chosen = d->value_only ? NULL : malloc(lists);
+  h.taken = d->value_only ? NULL : malloc(lists);
+  if (h.inst == NULL || h.w == NULL || h.v == NULL || h.index == NULL || h.best == NULL ||
+      (!d->value_only && (h.chosen == NULL || h.taken == NULL))) {
+    cuda_host_free(&h);
+    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no host memory for the item lists", FN);
+  }
+  int64_t first = 0;
+  int wide = 0;
+  for (int64_t k = 0; k < K; k++) {
+    skss__knap p;
+    memset(&p, 0, sizeof p);
+    measure(d, w + k * n, v + k * n, &p);
+    const int64_t base = fill(d, w + k * n, v + k * n, &p, h.w + first, h.v + first, h.index + first, NULL);
+    const skss__knapsack_instance in = {p.items, p.cap, first, base};
+    h.inst[k] = in;
+    wide |= p.wide;
+    first += p.items;
+  }
+  const skss__knapsack_call call = {
+      K, h.inst, h.w, h.v, first, wide, d->value_only,
+      d->max_bytes ? d->max_bytes : DEFAULT_MAX_BYTES, d->capacity, d->values_by_capacity,
+      h.best, h.chosen,
+  };
+  st = skss__cuda_knapsack(ctx, algorithm, &call);
+  for (int64_t k = 0; st == SKSS_OK && k < K; k++) {
+    h.best[k] += h.inst[k].base;
+    if (!d->value_only)
+      map_taken(d, w + k * n, v + k * n, h.index + h.inst[k].first, h.chosen + h.inst[k].first,
+                h.inst[k].items, h.taken + k * n);
+  }
+  if (st == SKSS_OK) st = skss__cuda_copy(ctx, FN, best_value, h.best, sizeof(int64_t) * (size_t)K);
+  if (st == SKSS_OK && !d->value_only) st = skss__cuda_copy(ctx, FN, taken, h.taken, all);
+  cuda_host_free(&h);
+  return st;
+}
+
 skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const int64_t *weights,
                           const int64_t *values, int64_t *best_value, uint8_t *taken) {
   SKSS__CHECK_CTX(ctx);
@@ -444,6 +548,8 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
                                   "values_by_capacity"};
     st = skss__check_host_pointers(ctx, FN, 5, host, names);
   }
+  if (st == SKSS_OK && skss__algorithm_backend(ctx, SKSS_OP_KNAPSACK, algorithm) == SKSS_BACKEND_CUDA)
+    return solve_cuda(ctx, desc, algorithm, weights, values, best_value, taken);
   if (st == SKSS_OK) st = check_items(ctx, desc, weights, values);
   /* A batch runs its instances at once, each on one thread with DP, unless
    * the task array was asked for by name (then one after another). */

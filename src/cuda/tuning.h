@@ -122,4 +122,12 @@
 /* Rows of a block [untuned]. */
 #define SKSS_CUDA_BOX_ROWS 8
 
+/* ---- knapsack (knapsack/) ---- */
+/* Threads a block of the papers' kernels: Parallel-Forward, Parallel-Fair, SKSS [untuned]. */
+#define SKSS_CUDA_KNAP_PAPERS_THREADS 128
+/* strips: halo slots, D - 1 items' cells from below in flight by cp.async [untuned]. */
+#define SKSS_CUDA_KNAP_STRIPS_PREFETCH 3
+/* strips: item slots of a block's ring to the strip above [untuned]. */
+#define SKSS_CUDA_KNAP_STRIPS_RING 16
+
 #endif
