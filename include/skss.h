@@ -490,7 +490,14 @@ typedef enum skss_knapsack_algorithm {
  * to log2 n' more passes. A call that cannot fit even that (or value-only mode's rows) fails
  * with SKSS_ERR_OUT_OF_MEMORY before it allocates, and its error text gives
  * the bytes it needs. The memory comes from the context's arena, which keeps
- * its largest size until skss_ctx_destroy(). */
+ * its largest size until skss_ctx_destroy().
+ * On CUDA, max_bytes bounds the device memory: the paper's algorithms
+ * (PARALLEL_FORWARD, PARALLEL_FAIR_k, SKSS) keep the whole table, (n' + 1)
+ * R bytes, in both modes; STRIPS needs the item lists, a few rows per SM's
+ * strips and, for the items, the same n' (C' + 1) / 8 bytes of decision bits,
+ * or, when those do not fit, value-row checkpoints (s - 1 rows and the bits
+ * of n'/s items, the fewest segments s that fit; a value-only pass and a
+ * pass with the bits). C' must be below 2^31 - 65536 there. */
 typedef struct skss_knapsack_desc {
   size_t size;              /* sizeof(skss_knapsack_desc) */
   int64_t n_items;          /* >= 0 */
@@ -520,7 +527,13 @@ typedef struct skss_knapsack_desc {
  * the other buffers; its memory is the caller's, outside max_bytes). The CPU
  * backend runs a batch's instances on its threads at once, one instance a
  * thread with DP (algorithms AUTO and DP; TASKARRAY_CPU runs them one after
- * another on all threads), and max_bytes bounds all of them together. */
+ * another on all threads), and max_bytes bounds all of them together. On the
+ * CUDA backend every pointer may be host or device memory; the items are
+ * checked and reduced on the host (device inputs are copied there first), the
+ * DP and the walk back run on the device, and the call returns when the
+ * outputs are in place. STRIPS runs a batch whose instances each fit one
+ * strip (C' + 1 <= 10240) in one launch, a block an instance; other batches,
+ * and the paper's algorithms, run their instances one after another. */
 SKSS_API skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc,
                                    const int64_t *weights, const int64_t *values,
                                    int64_t *best_value /* OUT */,

@@ -128,6 +128,6 @@
 /* strips: halo slots, D - 1 items' cells from below in flight by cp.async [untuned]. */
 #define SKSS_CUDA_KNAP_STRIPS_PREFETCH 3
 /* strips: item slots of a block's ring to the strip above [untuned]. */
-#define SKSS_CUDA_KNAP_STRIPS_RING 16
+#define SKSS_CUDA_KNAP_STRIPS_RING 64
 
 #endif

@@ -33,7 +33,10 @@ static const char USAGE[] =
     "                   also write the optimum for every capacity 0..C (C + 1\n"
     "                   int64) from the same pass\n"
     "  --backend B      auto (default), cpu-ref, cpu, cuda\n"
-    "  --algorithm A    auto (default), dp, taskarray-cpu\n"
+    "  --algorithm A    auto (default); cpu-ref, cpu: dp; cpu: taskarray-cpu;\n"
+    "                   cuda: parallel-forward, parallel-fair-K (K = 2, 4, 8,\n"
+    "                   16, 32), skss (the paper's, each keeping the whole\n"
+    "                   value table in device memory), strips (ours, auto)\n"
     "  --threads N      CPU threads (default: all online CPUs)\n"
     "  --json           print {\"value\", \"weight\", \"items\", \"n\", \"capacity\",\n"
     "                   \"time_ms\", ...} (value-only: no weight or items)\n";

@@ -84,12 +84,72 @@ __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_gr
 
 __device__ __forceinline__ int round4(int x) { return (x + 3) & ~3; }
 
+__device__ __forceinline__ int ld_relaxed(int *p) {
+  return cuda::atomic_ref<int, cuda::thread_scope_device>(*p).load(cuda::memory_order_relaxed);
+}
+__device__ __forceinline__ int load_cta(int *p) {
+  return cuda::atomic_ref<int, cuda::thread_scope_block>(*p).load(cuda::memory_order_acquire);
+}
+__device__ __forceinline__ void store_cta(int *p, int v) {
+  cuda::atomic_ref<int, cuda::thread_scope_block>(*p).store(v, cuda::memory_order_release);
+}
+/* A compute thread waits for a value the comm warp posts in shared memory. */
+__device__ __forceinline__ void wait_cta(int *p, int need) {
+  /* spin-wait: the comm warp of this block posts it, and never waits on us;
+   * the sleep leaves the issue slots to the warps that have work */
+  while (load_cta(p) < need) __nanosleep(20);
+}
+
+/* The comm warp's lane 0: every global wait and publication of a strip, so
+ * that no compute warp ever stalls on a fence or an L2 round trip. It
+ * publishes the items the compute warps say are out (s_done), and posts
+ * the progress of the strip below (s_avail) and of the reader (s_freed). */
+__device__ void comm_loop(int *progress, int b, int P, int n, bool below, bool reader, bool pub_bnd,
+                          int *s_done, int *s_avail, int *s_freed, int *s_go) {
+  /* our ring (or boundary buffer) was last read by a strip of an earlier band */
+  if (reader && !pub_bnd && b >= P) wait_progress(&progress[b - P + 1], n + 1);
+  if (pub_bnd && b >= 2 * P) wait_progress(&progress[b - 2 * P + 1], n + 1);
+  store_cta(s_go, 1);
+  int published = -1, avail = 0, freed = 0;
+  for (;;) {
+    bool busy = false;
+    const int d = load_cta(s_done);
+    if (d > published) {
+      publish(&progress[b], d);
+      published = d;
+      busy = true;
+      if (d == n + 1) return;
+    }
+    /* both neighbours' counts in flight at once; the fence after them makes
+     * the loads acquire what those strips published before their counts */
+    const int x = below && avail < n - 1 ? ld_relaxed(&progress[b - 1]) : avail;
+    const int y = reader && !pub_bnd && freed < n ? ld_relaxed(&progress[b + 1]) : freed;
+    if (x > avail || y > freed) {
+      /* fence: acquire for the loads above, before the posts below */
+      cuda::atomic_thread_fence(cuda::memory_order_acq_rel, cuda::thread_scope_device);
+      if (x > avail) store_cta(s_avail, avail = x);
+      if (y > freed) store_cta(s_freed, freed = y);
+      busy = true;
+    }
+    /* spin-wait: for the compute warps or a neighbour strip, both running */
+    if (!busy) __nanosleep(64);
+  }
+}
+
+/* KT compute threads and one comm warp; compute warps meet at barrier 1. */
+template <int KT>
+__device__ __forceinline__ void compute_sync() {
+  asm volatile("bar.sync 1, %0;\n" ::"n"(KT) : "memory");
+}
+
 template <typename Cell, int KT, int EMAX>
-__global__ void __launch_bounds__(KT) strips_kernel(strips_params<Cell> a) {
+__global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  Cell *cells = reinterpret_cast<Cell *>(smem_raw);
-  Cell *halo = cells + a.S;
-  __shared__ int s_avail, s_freed;
+  /* D halo slots of H cells, then the strip's S cells: one array, so that
+   * a cell below the strip and one in it are read the same way */
+  Cell *smem = reinterpret_cast<Cell *>(smem_raw);
+  const int cbase = D * a.H;
+  __shared__ int s_done, s_avail, s_freed, s_go;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int P = gridDim.x, p = blockIdx.x, S = a.S, H = a.H;
   constexpr int V4 = 16 / sizeof(Cell); /* cells a 16-byte copy */
@@ -109,6 +169,21 @@ __global__ void __launch_bounds__(KT) strips_kernel(strips_params<Cell> a) {
     const Cell *src = !below ? nullptr
                       : src_bnd ? a.bnd + (size_t)(((b - 1) / P) & 1) * n * H
                                 : a.ring + (size_t)(p - 1) * R * H;
+    if (tid == 0) {
+      s_done = -1;
+      s_avail = 0;
+      s_freed = 0;
+      s_go = a.m == 1;
+    }
+    /* the unit's shared state is reset before either side reads it */
+    __syncthreads();
+    if (tid >= KT) {
+      if (a.m > 1 && lane == 0)
+        comm_loop(a.progress, b, P, n, below, reader, pub_bnd, &s_done, &s_avail, &s_freed, &s_go);
+      /* the unit is over for every thread before the next resets its state */
+      __syncthreads();
+      continue;
+    }
 
     Cell own[EMAX];
 #pragma unroll
@@ -116,24 +191,17 @@ __global__ void __launch_bounds__(KT) strips_kernel(strips_params<Cell> a) {
       if (e < a.ne) {
         const int l = e * KT + tid, c = c0 + l;
         own[e] = a.init != nullptr && c <= cap ? a.init[I.row_off + c] : Cell(0);
-        cells[l] = own[e];
+        smem[cbase + l] = own[e];
       }
     }
-    if (tid == 0) {
-      /* our ring (or boundary buffer) was last read by a strip of an earlier band */
-      if (reader && !pub_bnd && b >= P) wait_progress(&a.progress[b - P + 1], n + 1);
-      if (pub_bnd && b >= 2 * P) wait_progress(&a.progress[b - 2 * P + 1], n + 1);
-      s_freed = 0;
-      s_avail = below && n > 1 ? wait_progress(&a.progress[b - 1], min(D - 2, n - 1)) : n;
-    }
-    __syncthreads();
+    wait_cta(&s_go, 1);
 
     /* Cells [c0 - hp, c0) of V_{j-1} (hp = w_j rounded up to 4) into halo
      * slot j % D, from the row below's publication (or `init` for j = 0). */
     auto issue_halo = [&](int j) {
       if (below && j < n) {
         const int hp = round4(min(W[j], H));
-        Cell *dst = halo + (j % D) * H + (H - hp);
+        Cell *dst = smem + (j % D) * H + (H - hp);
         const Cell *from;
         if (j == 0) {
           if (a.init == nullptr) {
@@ -143,6 +211,7 @@ __global__ void __launch_bounds__(KT) strips_kernel(strips_params<Cell> a) {
             from = a.init + I.row_off + c0 - hp;
           }
         } else {
+          wait_cta(&s_avail, j); /* V_{j-1} of the strip below is out */
           from = (src_bnd ? src + (size_t)(j - 1) * H : src + (size_t)((j - 1) % R) * H) + (H - hp);
         }
         if (from != nullptr)
@@ -153,20 +222,33 @@ __global__ void __launch_bounds__(KT) strips_kernel(strips_params<Cell> a) {
 #pragma unroll
     for (int j = 0; j < D - 1; j++) issue_halo(j);
     cp_async_wait<D - 2>();
-    __syncthreads();
+    compute_sync<KT>();
 
     for (int j = 0; j < n; j++) {
-      issue_halo(j + D - 1); /* s_avail covers it: polled before the last barrier */
+      issue_halo(j + D - 1);
       const int w = W[j];
       const Cell v = static_cast<Cell>(Vv[j]);
-      const Cell *hs = halo + (j % D) * H + H; /* hs[-k]: capacity c0 - k */
+      /* the cells hold V_{j-1} until the barrier below: publish its top
+       * cells the reader needs (w_j of them) and, at a segment's end, the
+       * whole strip as a checkpoint */
+      if (reader && j >= 1) {
+        const int hp = round4(min(w, H));
+        if (!pub_bnd) wait_cta(&s_freed, j - R); /* the reader is past V_{j-1-R}, this slot's last */
+        Cell *slot = (pub_bnd ? pub + (size_t)(j - 1) * H : pub + (size_t)((j - 1) % R) * H) + (H - hp);
+        for (int q = tid; q < hp; q += KT) slot[q] = smem[cbase + S - hp + q];
+      }
+      if (a.save_every > 0 && j >= 1 && j % a.save_every == 0) {
+        Cell *row = a.ckpt + (size_t)(j / a.save_every - 1) * skss__knap_row_cells(cap);
+        for (int q = tid; q < S && c0 + q <= cap; q += KT) row[c0 + q] = smem[cbase + q];
+      }
+      const int hbase = (j % D) * H + H; /* smem[hbase - k]: capacity c0 - k */
 #pragma unroll
       for (int e = 0; e < EMAX; e++) {
         if (e < a.ne) {
           const int l = e * KT + tid, c = c0 + l, sh = l - w;
           const bool ok = c >= w;
-          const Cell *base = ok && sh < 0 ? hs : cells;
-          const Cell cand = base[ok ? sh : 0] + v;
+          const int at = ok ? (sh < 0 ? hbase : cbase) + sh : cbase;
+          const Cell cand = smem[at] + v;
           const bool take = ok && cand > own[e];
           if (take) own[e] = cand;
           if (a.bits != nullptr) {
@@ -176,35 +258,17 @@ __global__ void __launch_bounds__(KT) strips_kernel(strips_params<Cell> a) {
           }
         }
       }
-      /* every read of this item's cells is done before they are overwritten */
-      __syncthreads();
-      const bool save = a.save_every > 0 && (j + 1) % a.save_every == 0 && j + 1 < n;
-      const int hp = reader && j + 1 < n ? round4(min(W[j + 1], H)) : 0;
-      Cell *slot = hp == 0 ? nullptr : pub_bnd ? pub + (size_t)j * H : pub + (size_t)(j % R) * H;
+      /* every read of V_{j-1} is done before the cells are overwritten */
+      compute_sync<KT>();
 #pragma unroll
-      for (int e = 0; e < EMAX; e++) {
-        if (e < a.ne) {
-          const int l = e * KT + tid, c = c0 + l;
-          cells[l] = own[e];
-          if (l >= S - hp) slot[l - (S - H)] = own[e];
-          if (save && c <= cap)
-            a.ckpt[(size_t)((j + 1) / a.save_every - 1) * skss__knap_row_cells(cap) + c] = own[e];
-        }
-      }
-      if (tid == 0) {
-        /* V_0 .. V_{j-1} of this strip are out (written before the last two
-         * barriers), and its reads of V_{j-1} below are done: the strip above
-         * waits on the first, the strip below (its ring) on the second */
-        if (a.m > 1) publish(&a.progress[b], j);
-        const int need = min(j + D, n - 1);
-        if (below && s_avail < need) s_avail = wait_progress(&a.progress[b - 1], need);
-        const int freed = j + 2 - R;
-        if (reader && !pub_bnd && freed > 0 && s_freed < freed)
-          s_freed = wait_progress(&a.progress[b + 1], freed);
-      }
+      for (int e = 0; e < EMAX; e++)
+        if (e < a.ne) smem[cbase + e * KT + tid] = own[e];
+      /* V_0 .. V_{j-1} are out (written before the barrier above) and
+       * V_{j-1} below is read: the comm warp tells the neighbours */
+      if (tid == 0 && a.m > 1) store_cta(&s_done, j);
       cp_async_wait<D - 2>();
       /* the next item's halo and this item's cells are in place for every thread */
-      __syncthreads();
+      compute_sync<KT>();
     }
 
 #pragma unroll
@@ -217,8 +281,10 @@ __global__ void __launch_bounds__(KT) strips_kernel(strips_params<Cell> a) {
     }
     cp_async_wait<0>();
     /* all of this strip's reads and writes are done before it says so */
+    compute_sync<KT>();
+    if (tid == 0 && a.m > 1) store_cta(&s_done, n + 1);
+    /* the unit is over for every thread before the next resets its state */
     __syncthreads();
-    if (tid == 0 && a.m > 1) publish(&a.progress[b], n + 1);
   }
 }
 
@@ -244,25 +310,27 @@ __global__ void best_kernel(const Cell *row, int cap, long long *best) {
   *best = static_cast<long long>(row[cap]);
 }
 
-/* The kernel configurations: KT threads with at most EMAX cells each. */
+/* The kernel configurations: KT threads with at most EMAX cells each (no
+ * register spills at KT + 32 threads a block on sm_90). */
 struct config {
   int kt, emax;
 };
-constexpr config CONFIGS[] = {{256, 8}, {256, 32}, {512, 32}};
-constexpr int MAX_STRIP = 512 * 32;
+constexpr config CONFIGS[] = {{256, 8}, {256, 16}, {512, 16}, {512, 20}};
+constexpr int MAX_STRIP = 512 * 20;
 
 template <typename Cell>
 void *kernel_of(int kt, int emax) {
   if (kt == 256 && emax == 8) return reinterpret_cast<void *>(strips_kernel<Cell, 256, 8>);
-  if (kt == 256) return reinterpret_cast<void *>(strips_kernel<Cell, 256, 32>);
-  return reinterpret_cast<void *>(strips_kernel<Cell, 512, 32>);
+  if (kt == 256) return reinterpret_cast<void *>(strips_kernel<Cell, 256, 16>);
+  if (emax == 16) return reinterpret_cast<void *>(strips_kernel<Cell, 512, 16>);
+  return reinterpret_cast<void *>(strips_kernel<Cell, 512, 20>);
 }
 
 /* The smallest configuration whose strips hold `strip` cells. */
 static config config_for(int strip) {
   for (const config &k : CONFIGS)
     if (strip <= k.kt * k.emax) return k;
-  return CONFIGS[2];
+  return CONFIGS[3];
 }
 
 const char *const FN = "skss_knapsack()";
@@ -334,7 +402,7 @@ skss_status run_strips(skss_ctx *ctx, const skss__knap_strips_job *job,
   if (plan->strips == 1) {
     const int blocks = job->instances;
     void *args[] = {&a};
-    SKSS_CUDA_TRY(ctx, FN, cudaLaunchKernel(kern, dim3(blocks), dim3(k.kt), args, smem, stream));
+    SKSS_CUDA_TRY(ctx, FN, cudaLaunchKernel(kern, dim3(blocks), dim3(k.kt + 32), args, smem, stream));
     return SKSS_OK;
   }
   /* scratch: progress counters, the blocks' rings, two boundary buffers */
@@ -349,7 +417,7 @@ skss_status run_strips(skss_ctx *ctx, const skss__knap_strips_job *job,
   SKSS_CUDA_TRY(ctx, FN, cudaMemsetAsync(a.progress, 0, sizeof(int) * (size_t)plan->strips, stream));
   void *args[] = {&a};
   /* cooperative: every block of a band is resident, so a strip may wait for its reader */
-  SKSS_CUDA_TRY(ctx, FN, cudaLaunchCooperativeKernel(kern, dim3(plan->blocks), dim3(k.kt), args, smem, stream));
+  SKSS_CUDA_TRY(ctx, FN, cudaLaunchCooperativeKernel(kern, dim3(plan->blocks), dim3(k.kt + 32), args, smem, stream));
   return SKSS_OK;
 }
 
@@ -405,7 +473,7 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
   void *kern = wide ? kernel_of<long long>(k.kt, k.emax) : kernel_of<int>(k.kt, k.emax);
   int per_sm = 0;
   SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  SKSS_CUDA_TRY(ctx, FN, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, k.kt, smem));
+  SKSS_CUDA_TRY(ctx, FN, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, k.kt + 32, smem));
   if (per_sm < 1) per_sm = 1;
   const long long resident = (long long)per_sm * sms;
   plan->blocks = (int)(plan->strips < resident ? plan->strips : resident);
