@@ -542,14 +542,15 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
   int algorithm = 0;
   if (st == SKSS_OK)
     st = skss__resolve_algorithm(ctx, FN, SKSS_OP_KNAPSACK, (int)desc->algorithm, &algorithm);
+  /* The CUDA backend takes host or device memory; the CPU backends host memory. */
+  if (st == SKSS_OK && skss__algorithm_backend(ctx, SKSS_OP_KNAPSACK, algorithm) == SKSS_BACKEND_CUDA)
+    return solve_cuda(ctx, desc, algorithm, weights, values, best_value, taken);
   if (st == SKSS_OK) {
     const void *const host[5] = {weights, values, best_value, taken, desc->values_by_capacity};
     const char *const names[5] = {"weights", "values", "best_value", "taken",
                                   "values_by_capacity"};
     st = skss__check_host_pointers(ctx, FN, 5, host, names);
   }
-  if (st == SKSS_OK && skss__algorithm_backend(ctx, SKSS_OP_KNAPSACK, algorithm) == SKSS_BACKEND_CUDA)
-    return solve_cuda(ctx, desc, algorithm, weights, values, best_value, taken);
   if (st == SKSS_OK) st = check_items(ctx, desc, weights, values);
   /* A batch runs its instances at once, each on one thread with DP, unless
    * the task array was asked for by name (then one after another). */

@@ -129,11 +129,13 @@ bool is_papers(int algorithm) {
 }
 
 skss_status over_limit(skss_ctx *ctx, const skss__knapsack_call *call, const char *what, size_t bytes,
-                       const char *way_out) {
+                       size_t least, const char *way_out) {
+  char alt[96] = "";
+  if (least > 0) snprintf(alt, sizeof alt, ", or at least %zu reconstructing from value-row checkpoints", least);
   return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
-                    "%s: needs %zu bytes of device memory (%s) for %lld DP item%s, over the limit "
+                    "%s: needs %zu bytes of device memory (%s)%s for %lld DP item%s, over the limit "
                     "max_bytes = %lld; raise max_bytes%s",
-                    FN, bytes, what, (long long)call->total_items, call->total_items == 1 ? "" : "s",
+                    FN, bytes, what, alt, (long long)call->total_items, call->total_items == 1 ? "" : "s",
                     (long long)call->limit, way_out);
 }
 
@@ -235,14 +237,26 @@ skss_status run_papers(run_state &s, carve work, long long *staging) {
   return SKSS_OK;
 }
 
+/* Bytes of checkpoints and bits with g segments of `items` items. */
+double checkpoint_bytes(long long items, long long g, size_t row_bytes, size_t bits_row) {
+  const long long s = (items + g - 1) / g, used = (items + s - 1) / s;
+  return (double)al((size_t)(used - 1) * row_bytes) + (double)al((size_t)s * bits_row);
+}
+
+/* The least memory any number of segments (>= 2) takes; 0 when none can. */
+size_t least_checkpoints(long long items, size_t row_bytes, size_t bits_row) {
+  double least = 0;
+  for (long long g = 2; g <= items; g++) {
+    const double b = checkpoint_bytes(items, g, row_bytes, bits_row);
+    if (least == 0 || b < least) least = b;
+  }
+  return (size_t)least;
+}
+
 /* Segments for the checkpoint walk: the fewest whose memory fits `room`. */
 int segments_for(long long items, size_t row_bytes, size_t bits_row, size_t room) {
-  for (long long g = 2; g <= items; g++) {
-    const long long s = (items + g - 1) / g;
-    const long long used = (items + s - 1) / s; /* segments that s gives */
-    const double bytes = (double)al((size_t)(used - 1) * row_bytes) + (double)al((size_t)s * bits_row);
-    if (bytes <= (double)room) return (int)used;
-  }
+  for (long long g = 2; g <= items; g++)
+    if (checkpoint_bytes(items, g, row_bytes, bits_row) <= (double)room) return (int)((items + (items + g - 1) / g - 1) / ((items + g - 1) / g));
   return 0;
 }
 
@@ -271,6 +285,17 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
   long long max_cap = 0, max_items = 0, max_w = 1, sum_rows = 0;
   for (int64_t k = 0; k < K; k++) {
     const skss__knapsack_instance &in = call->inst[k];
+    if (in.cap > SKSS__CUDA_KNAP_MAX_CAP) {
+      /* two value rows that no device holds, or beyond max_bytes: out of memory */
+      size_t free_b = 0, total_b = 0;
+      if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) (void)cudaGetLastError();
+      const double rows = 2.0 * (double)(in.cap + 1) * (call->wide ? 8.0 : 4.0);
+      if (rows > (double)total_b || rows > (double)call->limit)
+        return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
+                          "%s: needs more than %.0f bytes of device memory (two value rows of "
+                          "capacities 0..%lld), over the device's %zu or max_bytes = %lld",
+                          FN, rows, (long long)in.cap, total_b, (long long)call->limit);
+    }
     if (in.cap > SKSS__CUDA_KNAP_MAX_CAP)
       return skss__fail(ctx, SKSS_ERR_UNSUPPORTED,
                         "%s: the cuda backend indexes capacities below %lld; this instance needs 0..%lld "
@@ -301,13 +326,13 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
     size_t most = 0;
     for (int64_t k = 0; k < K; k++) {
       const double t = (double)(call->inst[k].items + 1) * (double)skss__knap_row_cells(call->inst[k].cap) * (double)s.cell;
-      if (t > 1e18) return over_limit(ctx, call, "the value table", SIZE_MAX, "");
+      if (t > 1e18) return over_limit(ctx, call, "the value table", SIZE_MAX, 0, "");
       const size_t b = al((size_t)t);
       most = b > most ? b : most;
     }
     nd.family += most;
     if ((double)nd.total() > limit)
-      return over_limit(ctx, call, "the whole value table, which the papers' algorithms keep", nd.total(),
+      return over_limit(ctx, call, "the whole value table, which the papers' algorithms keep", nd.total(), 0,
                         ", or use the strips algorithm (no table)");
   } else {
     skss_status st = skss__knap_strips_plan_for(ctx, call->wide, (int)max_w, max_cap, max_items, (int)K, &plan);
@@ -344,15 +369,15 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
     nd.bits = bits > 0 ? al((size_t)bits) : 0;
     if ((double)nd.total() > limit) {
       const size_t without_bits = nd.total() - nd.bits;
-      if (!items_out || (double)without_bits > limit)
-        return over_limit(ctx, call, items_out ? "value rows and decision bits" : "value rows", nd.total(),
-                          items_out ? "" : " (value-only mode already)");
-      /* checkpoints: the fewest segments that fit */
       const size_t row_bytes = (size_t)skss__knap_row_cells(max_cap) * s.cell;
+      size_t least = items_out ? least_checkpoints(max_items, row_bytes, bits_row_max) : 0;
+      if (least >= nd.bits) least = 0; /* checkpoints would not save memory */
+      if (!items_out || least == 0 || (double)(without_bits + least) > limit) {
+        return over_limit(ctx, call, items_out ? "value rows and decision bits" : "value rows", nd.total(),
+                          least > 0 ? without_bits + least : 0, items_out ? ", or use value_only mode" : "");
+      }
+      /* checkpoints: the fewest segments that fit */
       segments = segments_for(max_items, row_bytes, bits_row_max, (size_t)(limit - (double)without_bits));
-      if (segments == 0)
-        return over_limit(ctx, call, "value rows, and decision bits of at least one item",
-                          without_bits + al(bits_row_max) + al(row_bytes), ", or use value_only mode");
       const long long seg = (max_items + segments - 1) / segments;
       nd.bits = al((size_t)seg * bits_row_max);
       nd.ckpt = al((size_t)(segments - 1) * row_bytes);
