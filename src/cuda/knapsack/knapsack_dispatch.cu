@@ -209,7 +209,7 @@ skss_status run_papers(run_state &s, carve work, long long *staging) {
       skss_status st = skss__knap_papers_run(s.ctx, s.algorithm, call->wide, &in, s.items, table, sc);
       if (st != SKSS_OK) return st;
       if (call->chosen != nullptr) {
-        st = skss__knap_papers_walk(s.ctx, call->wide, &in, s.items, table, s.chosen);
+        st = skss__knap_papers_walk(s.ctx, call->wide, &in, s.items, table, s.chosen + in.first);
         if (st != SKSS_OK) return st;
       }
     }

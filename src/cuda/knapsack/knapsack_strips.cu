@@ -180,11 +180,9 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
     if (tid >= KT) {
       if (a.m > 1 && lane == 0)
         comm_loop(a.progress, b, P, n, below, reader, pub_bnd, &s_done, &s_avail, &s_freed, &s_go);
-      /* the unit is over for every thread before the next resets its state */
-      __syncthreads();
-      continue;
-    }
-
+      /* the comm warp meets the block's last barrier converged */
+      __syncwarp();
+    } else {
     Cell own[EMAX];
 #pragma unroll
     for (int e = 0; e < EMAX; e++) {
@@ -283,6 +281,7 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
     /* all of this strip's reads and writes are done before it says so */
     compute_sync<KT>();
     if (tid == 0 && a.m > 1) store_cta(&s_done, n + 1);
+    } /* compute threads */
     /* the unit is over for every thread before the next resets its state */
     __syncthreads();
   }
