@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <memory>
+
 #include "knapsack_cuda.cuh"
 
 namespace {
@@ -312,9 +314,9 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
   nd.lists = al((size_t)T * 4) + al((size_t)T * 8) + al((size_t)K * sizeof(skss__knap_dev_inst)) +
              3 * al((size_t)K * 8) + al((size_t)T);
   const bool host_table = call->table != nullptr && !skss__cuda_is_device_ptr(call->table);
-  const size_t staging = host_table ? al((size_t)(max_cap + 1 < call->capacity + 1 ? max_cap + 1 : call->capacity + 1) *
-                                         8 * (size_t)(K < 65535 ? K : 65535))
-                                    : 0;
+  /* a host table is staged on the device: a row an instance of a batch run at once, else one row */
+  const size_t staged_row = (size_t)(max_cap + 1 < call->capacity + 1 ? max_cap + 1 : call->capacity + 1) * 8;
+  size_t staging = host_table ? al(staged_row) : 0;
   nd.lists += staging;
   skss__knap_strips_plan plan = {};
   bool batch = false;
@@ -346,8 +348,14 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
       }
       bits = items_out ? bits : 0;
       rows = call->table != nullptr ? rows : 0;
-      /* a batch whose bits do not fit runs its instances one at a time */
-      if ((double)(nd.lists + al((size_t)rows)) + bits > limit && items_out) batch = false;
+      /* a batch whose rows and bits do not fit runs its instances one at a time */
+      const size_t batch_staging = host_table ? al(staged_row * (size_t)(K < 65535 ? K : 65535)) : 0;
+      if ((double)(nd.lists - staging + batch_staging + al((size_t)rows)) + bits > limit) {
+        batch = false;
+      } else {
+        nd.lists += batch_staging - staging;
+        staging = batch_staging;
+      }
     }
     if (!batch) {
       /* one instance at a time: the scratch of the most demanding */
@@ -398,10 +406,10 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
   /* host copies: int32 weights, the instances with their bit and row offsets */
   int *hw = static_cast<int *>(malloc(sizeof(int) * (size_t)(T > 0 ? T : 1)));
   skss__knap_dev_inst *hi = static_cast<skss__knap_dev_inst *>(malloc(sizeof *hi * (size_t)(K > 0 ? K : 1)));
+  std::unique_ptr<skss__knap_dev_inst, void (*)(void *)> hold_hi(hi, free); /* freed on every return */
   long long *hb = static_cast<long long *>(malloc(sizeof(long long) * (size_t)(K > 0 ? K : 1)));
   if (hw == nullptr || hi == nullptr || hb == nullptr) {
     free(hw);
-    free(hi);
     free(hb);
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no host memory for the item lists", FN);
   }
@@ -431,7 +439,6 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
   free(hw);
   free(hb);
   if (err != cudaSuccess) {
-    free(hi);
     return skss__fail(ctx, SKSS_ERR_CUDA, "%s: uploading the items: %s", FN, cudaGetErrorString(err));
   }
 
@@ -527,6 +534,5 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
     err = cudaStreamSynchronize(s.stream);
     if (err != cudaSuccess) st = skss__fail(ctx, SKSS_ERR_CUDA, "%s: %s", FN, cudaGetErrorString(err));
   }
-  free(hi);
   return st;
 }

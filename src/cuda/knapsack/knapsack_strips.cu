@@ -428,6 +428,11 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
   int dev = skss__cuda(ctx)->device, sms = 0, smem_max = 0;
   SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  /* the kernel's own counters share the block's shared memory with the dynamic part */
+  cudaFuncAttributes attr;
+  SKSS_CUDA_TRY(ctx, FN, cudaFuncGetAttributes(&attr, wide ? kernel_of<long long>(CONFIGS[0].kt, CONFIGS[0].emax)
+                                                           : kernel_of<int>(CONFIGS[0].kt, CONFIGS[0].emax)));
+  smem_max -= (int)attr.sharedSizeBytes;
   *plan = {};
   plan->halo = (max_weight + 3) & ~3;
   if (plan->halo < 4) plan->halo = 4;
@@ -454,9 +459,14 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
   const char *knob = getenv("SKSS_KNAP_STRIP");
   if (knob != nullptr && atoll(knob) > 0) strip = atoll(knob);
   if (strip < plan->halo) strip = plan->halo;
+  /* the width a strip of `st` cells takes: rounded up to its configuration's threads */
+  auto rounded = [](long long st) {
+    const config k = config_for((int)st);
+    return (st + k.kt - 1) / k.kt * k.kt;
+  };
   strip = (strip + 255) / 256 * 256;
   if (strip > MAX_STRIP) strip = MAX_STRIP;
-  while (strip >= plan->halo && (size_t)(strip + (long long)D * plan->halo) * cell > (size_t)smem_max)
+  while (strip >= plan->halo && (size_t)(rounded(strip) + (long long)D * plan->halo) * cell > (size_t)smem_max)
     strip -= 256;
   if (strip < plan->halo || strip < 256) {
     plan->onchip = false; /* items heavier than any strip: rows in device memory */
