@@ -592,7 +592,9 @@ typedef struct skss_compact_desc {
  * them to `out_values` (if not NULL, room for n elements), their indices to
  * `out_indices` (if not NULL, room for n int64), and their number to *count
  * (required). NaN compares false except for NE and NONZERO. Outputs must not
- * overlap `in`, the mask or each other (SKSS_ERR_INVALID_ARG); slots past
+ * overlap `in`, the mask or each other (SKSS_ERR_INVALID_ARG), except that
+ * out_values may be `in` itself: in place, the kept elements move to the
+ * front of `in` (scan-cpu then uses n elements of scratch); slots past
  * *count are never written. `in` and `mask` may be NULL when n == 0. RANGE
  * with a >= b keeps nothing. */
 SKSS_API skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc,

@@ -328,6 +328,81 @@ static void test_matrix(void **state) {
   }
 }
 
+/* ---- in place: out_values == in ------------------------------------------- */
+
+/* Every configuration compacts a copy of `in` into itself: the kept elements
+ * at the front, the slots past the count as they were, the indices as out
+ * of place. */
+static void check_in_place(const contexts *c, skss_compact_desc d, const void *in) {
+  expected e = brute_compact(&d, in);
+  size_t elem = skss_dtype_size(d.dtype), n = (size_t)d.n;
+  uint8_t *buf = malloc(n * elem + 1);
+  int64_t *indices = malloc(n * 8 + 8);
+  assert_true(buf != NULL && indices != NULL);
+  for (int k = 0; k < N_CONFIGS; k++) {
+    d.algorithm = CONFIGS[k].algorithm;
+    for (int with_indices = 0; with_indices < 2; with_indices++) {
+      if (n > 0) memcpy(buf, in, n * elem);
+      memset(indices, POISON, n * 8 + 8);
+      int64_t count = -7;
+      TU_OK(c->ctx[k], skss_compact(c->ctx[k], &d, n > 0 ? buf : NULL, n > 0 ? buf : NULL,
+                                    with_indices ? indices : NULL, &count));
+      const size_t kept = (size_t)count;
+      const bool ok = count == e.count && memcmp(buf, e.values, kept * elem) == 0 &&
+                      memcmp(buf + kept * elem, (const uint8_t *)in + kept * elem, (n - kept) * elem) == 0 &&
+                      (!with_indices || memcmp(indices, e.indices, kept * 8) == 0) &&
+                      all_poison((uint8_t *)(indices + (with_indices ? kept : 0)),
+                                 (n - (with_indices ? kept : 0)) * 8 + 8);
+      if (!ok)
+        TU_FAIL("in place: %s/%s x%d %s %s n=%lld indices=%d: count %lld (expected %lld), or the "
+                "front, the rest of the input or the indices differ",
+                skss_backend_name(CONFIGS[k].backend), skss_algorithm_name(SKSS_OP_COMPACT, d.algorithm),
+                CONFIGS[k].threads, skss_dtype_name(d.dtype), PREDICATE_NAMES[d.keep], (long long)d.n,
+                with_indices, (long long)count, (long long)e.count);
+    }
+  }
+  free(buf);
+  free(indices);
+  free_expected(&e);
+}
+
+static void test_in_place(void **state) {
+  const contexts *c = *state;
+  tu_rng rng;
+  tu_rng_init(&rng, tu_seed() + 7);
+  static const int64_t sizes[] = {0, 1, 31, 33, 257, 8193, 65537, 300007};
+  for (int t = 0; t < N_DTYPES; t++) {
+    for (int p = 0; p < N_PREDICATES; p++) {
+      for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        if (sizes[z] > 8193 && t % 3 != 0) continue; /* the block chain on a few widths */
+        skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+        d.dtype = DTYPES[t];
+        d.keep = (skss_compact_keep)p;
+        d.n = sizes[z];
+        tu_compact_scalars(&rng, d.dtype, (int)(z % N_SCALARS), &d.a, &d.b);
+        size_t n = (size_t)d.n;
+        void *in = malloc(n * 8 + 1);
+        uint8_t *mask = malloc(n + 1);
+        assert_true(in != NULL && mask != NULL);
+        d.mask = p >= SKSS_COMPACT_KEEP_MASK_BYTES ? mask : NULL;
+        fill(&rng, &d, in, mask);
+        check_in_place(c, d, in);
+        free(in);
+        free(mask);
+      }
+    }
+  }
+  /* any other overlap with the input is still refused */
+  skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+  d.n = 64;
+  float in[65] = {0};
+  int64_t count = 0;
+  skss_ctx *ctx = c->ctx[0];
+  assert_int_equal(skss_compact(ctx, &d, in, in + 1, NULL, &count), SKSS_ERR_INVALID_ARG);
+  assert_non_null(strstr(skss_ctx_last_error(ctx), "only out_values == in"));
+  assert_int_equal(skss_compact(ctx, &d, in + 1, in, NULL, &count), SKSS_ERR_INVALID_ARG);
+}
+
 /* ---- large inputs, selectivity 0, 50 and 100 % ------------------------------ */
 
 static void check_large(void *c, skss_compact_desc d, const void *in) {
@@ -633,6 +708,7 @@ static void test_misuse(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_edges),
+      cmocka_unit_test(test_in_place),
       cmocka_unit_test(test_properties),
       cmocka_unit_test(test_misuse),
       cmocka_unit_test(test_large),

@@ -19,7 +19,9 @@
  *    it non-NULL unless n == 0 (as `in`).
  *  - Buffers that overlap (`in`, `mask`, the outputs as far as the call
  *    reads or writes them, and the 8 bytes at `count`) are refused with
- *    SKSS_ERR_INVALID_ARG.
+ *    SKSS_ERR_INVALID_ARG, except out_values == in exactly: in place, the
+ *    kept elements move to the front of `in` (the loop writes slot k only
+ *    after reading it; scan-cpu compacts into scratch and copies back).
  */
 #include <stdbool.h>
 
@@ -70,8 +72,11 @@ static skss_status check_overlaps(skss_ctx *ctx, const skss_compact_desc *d, con
       overlaps(count, sizeof *count, out_indices, e->indices))
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
                       "%s: count overlaps the input, the mask or an output", FN);
-  if (overlaps(out_values, e->values, in, e->in) || overlaps(out_indices, e->indices, in, e->in))
-    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: an output overlaps the input", FN);
+  /* in place: out_values == in exactly (the kept elements move to its front) */
+  const bool in_place = out_values != NULL && out_values == in;
+  if ((!in_place && overlaps(out_values, e->values, in, e->in)) || overlaps(out_indices, e->indices, in, e->in))
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
+                      "%s: an output overlaps the input (only out_values == in, in place, is allowed)", FN);
   if (overlaps(out_values, e->values, out_indices, e->indices))
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: out_values and out_indices overlap", FN);
   if (overlaps(out_values, e->values, mask, e->mask) || overlaps(out_indices, e->indices, mask, e->mask))

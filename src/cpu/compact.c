@@ -542,16 +542,24 @@ static void scan_worker(int worker, int workers, void *arg) {
   }
 }
 
-skss_status skss__compact_scan_cpu(skss_ctx *ctx, const skss__compact_job *job, int64_t *count) {
-  const int64_t blocks = job->n / SKSS__COMPACT_BLOCK + (job->n % SKSS__COMPACT_BLOCK != 0);
+skss_status skss__compact_scan_cpu(skss_ctx *ctx, const skss__compact_job *in_job, int64_t *count) {
+  const int64_t blocks = in_job->n / SKSS__COMPACT_BLOCK + (in_job->n % SKSS__COMPACT_BLOCK != 0);
   if (blocks == 0) {
     *count = 0;
     return SKSS_OK;
   }
-  block_status *status = skss__scratch(ctx, (size_t)blocks * sizeof(block_status));
+  /* In place, a block's slots can hold input an earlier block has not read
+   * yet: the values go to scratch after the counters, and are copied back. */
+  const bool in_place = in_job->values != NULL && in_job->values == in_job->in;
+  const size_t elem = skss_dtype_size(in_job->dtype);
+  const size_t counters = ((size_t)blocks * sizeof(block_status) + 63) / 64 * 64;
+  block_status *status = skss__scratch(ctx, counters + (in_place ? (size_t)in_job->n * elem : 0));
   if (status == NULL)
-    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_compact(): no memory for %lld block counters",
-                      (long long)blocks);
+    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_compact(): no memory for %lld block counters%s",
+                      (long long)blocks, in_place ? " and the in-place copy" : "");
+  skss__compact_job staged = *in_job;
+  if (in_place) staged.values = (char *)status + counters;
+  const skss__compact_job *job = &staged;
   for (int64_t b = 0; b < blocks; b++) atomic_init(&status[b].word, STATUS_UNKNOWN);
   const bool mask = job->predicate == SKSS_COMPACT_KEEP_MASK_BYTES || job->predicate == SKSS_COMPACT_KEEP_MASK_BITS;
   const skss__cpu_isa isa = skss__ctx_cpu_isa(ctx);
@@ -569,5 +577,6 @@ skss_status skss__compact_scan_cpu(skss_ctx *ctx, const skss__compact_job *job, 
   const int workers = blocks < ctx->threads ? (int)blocks : ctx->threads;
   skss__parallel(ctx, workers, scan_worker, &s);
   *count = load_status(&s, blocks - 1);
+  if (in_place) memcpy(in_job->values, staged.values, (size_t)*count * elem);
   return SKSS_OK;
 }
