@@ -52,7 +52,11 @@ enum {
   BENCH_SUITE_HALFTONE_PAPERS = 1u << (SKSS_OP_COMPACT + 2),
   /* The knapsack paper's Table I and two more GPU cases, with their host
    * rows (not part of "all": name it). */
-  BENCH_SUITE_KNAPSACK_PAPERS = 1u << (SKSS_OP_COMPACT + 3)
+  BENCH_SUITE_KNAPSACK_PAPERS = 1u << (SKSS_OP_COMPACT + 3),
+  /* The stream-compaction paper's Table 1 and Figure 8 and a selectivity
+   * sweep, host rows and whatever cuda algorithms exist (not part of "all":
+   * name it). */
+  BENCH_SUITE_COMPACT_PAPERS = 1u << (SKSS_OP_COMPACT + 4)
 };
 
 /* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
@@ -169,7 +173,13 @@ typedef struct bench_case {
       int reference_on_cpu;             /* the reference from the cpu backend, not cpu-ref */
       int64_t max_bytes;                /* skss_knapsack_desc.max_bytes; 0 = the default */
     } knapsack;
-    struct { int64_t n; skss_dtype dtype; int indices; } compact;
+    struct {
+      int64_t n; skss_dtype dtype; int indices;
+      /* suite compact-papers (bench_compact.c): keep x > above; zero in the
+       * compact suite, which keeps f32 x > 0.5 and i32 x > 0 */
+      int papers;
+      skss_scalar above;
+    } compact;
   } p;
 } bench_case;
 
@@ -225,6 +235,12 @@ extern const bench_primitive bench_compact;
 /* The SKSS paper's own Table I times (Titan X), a note of every run of
  * suite knapsack-papers (bench_knapsack.c). */
 extern const char bench_knapsack_paper_note[];
+/* The compaction paper's own Table 1 times (its CPU and three GPUs), notes of
+ * every run of suite compact-papers (bench_compact.c); NULL-terminated. */
+extern const char *const bench_compact_paper_notes[];
+/* The largest n of suite compact-papers' selectivity sweep on this machine
+ * (memory bound; bench_compact.c). */
+int64_t bench_compact_selectivity_max(void);
 
 /* "sat", "halftone", "knapsack" or "compact". */
 const char *bench_op_name(skss_op op);
@@ -301,7 +317,7 @@ typedef struct bench_report {
   int n_versions;
   bench_target targets[BENCH_MAX_TARGETS];
   int n_targets;
-  char notes[8][BENCH_ERRLEN]; /* e.g. a backend that is not available */
+  char notes[16][BENCH_ERRLEN]; /* e.g. a backend that is not available */
   int n_notes;
   double total_s;
   /* GPU runs: the device and its copy bandwidth (cudaMemcpyAsync D2D). */

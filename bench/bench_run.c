@@ -412,10 +412,24 @@ static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BE
     add_note(rep, "suite knapsack-papers: the cuda backend does not run: the host rows only (the paper's "
                   "algorithms and strips are cuda algorithms)");
   if (cfg->suites & BENCH_SUITE_KNAPSACK_PAPERS) add_note(rep, bench_knapsack_paper_note);
+  if (cfg->suites & BENCH_SUITE_COMPACT_PAPERS) {
+    char note[BENCH_ERRLEN];
+    if (!cfg->gpu)
+      add_note(rep, "suite compact-papers: the cuda backend does not run: the host rows only");
+    if (!cfg->quick && cfg->n_sizes == 0 && bench_compact_selectivity_max() < (int64_t)1 << 30) {
+      int log2 = 0;
+      while (((int64_t)1 << (log2 + 1)) <= bench_compact_selectivity_max()) log2++;
+      snprintf(note, sizeof note, "suite compact-papers: the selectivity sweep stops at n = 2^%d, not 2^30: "
+               "its indices cases need 20 bytes an element, at most a quarter of this machine's memory", log2);
+      add_note(rep, note);
+    }
+    for (int k = 0; bench_compact_paper_notes[k] != NULL; k++) add_note(rep, bench_compact_paper_notes[k]);
+  }
   for (int op = SKSS_OP_SAT; op <= SKSS_OP_COMPACT; op++) {
     unsigned bits = 1u << op | (op == SKSS_OP_SAT ? (unsigned)BENCH_SUITE_SAT_PAPERS : 0u) |
                     (op == SKSS_OP_HALFTONE ? (unsigned)BENCH_SUITE_HALFTONE_PAPERS : 0u) |
-                    (op == SKSS_OP_KNAPSACK ? (unsigned)BENCH_SUITE_KNAPSACK_PAPERS : 0u);
+                    (op == SKSS_OP_KNAPSACK ? (unsigned)BENCH_SUITE_KNAPSACK_PAPERS : 0u) |
+                    (op == SKSS_OP_COMPACT ? (unsigned)BENCH_SUITE_COMPACT_PAPERS : 0u);
     if (!(cfg->suites & bits)) continue;
     if (PRIMITIVES[op]->add_cases(cfg, &rep->cases) != 0) {
       snprintf(err, BENCH_ERRLEN, "out of memory listing the %s cases", PRIMITIVES[op]->name);

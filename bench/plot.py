@@ -15,8 +15,10 @@ algorithms of their table). Rows that failed or timed out are left out.
 The SKSS paper's knapsack Table I (suite knapsack-papers) is drawn as the
 paper has it instead: median ms against W + 1, one line per algorithm and
 backend, with the paper's own Titan X times as dotted lines beside the
-value-only table. --primitive sat,knapsack,... plots only those primitives'
-cases. The title names the machine and the date; the commit stays in the JSON.
+value-only table; so is the stream-compaction paper's Table 1 (suite
+compact-papers, its two printed halves in one panel): median ms against n,
+with the paper's own CPU and GPU times. --primitive sat,knapsack,compact,...
+plots only those primitives' cases. The title names the machine and the date; the commit stays in the JSON.
 """
 import argparse
 import json
@@ -37,15 +39,47 @@ RATE = {"px": "pixels/s", "cell": "DP cell updates/s", "elem": "elements/s"}
 # Synchronization Technique for Task Arrays on CUDA-enabled GPUs, with
 # Applications"), GTX Titan X, ms at W + 1 = 16K .. 512K, n + 1 = 4096 items;
 # the value-only DP (bench_knapsack_paper_note in bench/bench_knapsack.c).
-TIME_TABLES = {"SKSS paper Table I": "W + 1 (capacity + 1; n + 1 = 4096 items)"}
+# Pirjan, "Solutions for Optimizing the Stream Compaction Algorithmic Function
+# Using the Compute Unified Device Architecture", Table 1: ms, mean of 10,000
+# runs, f32, on an i7-2600K at 4.6 GHz and three GPUs (bench_compact_paper_notes
+# in bench/bench_compact.c). The bench prints the table in two halves (the
+# paper's Figures 6 and 7); one panel shows both.
+COMPACT_TABLE1 = "compaction paper Table 1"
+PANEL_TABLE = {"compaction paper Table 1, n <= 1030": COMPACT_TABLE1,
+               "compaction paper Table 1, n >= 32768": COMPACT_TABLE1}
+TIME_TABLES = {"SKSS paper Table I": "W + 1 (capacity + 1; n + 1 = 4096 items)",
+               COMPACT_TABLE1: "n (f32 elements, half kept)"}
+# table -> (sizes, {line: ms}, the variants they go beside)
 PAPER_TIMES = {
     "SKSS paper Table I": ([w << 10 for w in (16, 32, 64, 128, 256, 512)], {
-        "Parallel-Forward": [14.83, 16.01, 19.61, 27.13, 42.67, 87.8],
-        "Parallel-Fair, best k": [6.484, 11.22, 20.48, 33.78, 67.97, 126.3],
-        "SKSS": [5.037, 5.515, 9.315, 15.14, 27.24, 52.37],
-        "Sequential": [62.87, 109.7, 261.0, 605.5, 1259, 2584],
-    }),
+        "Parallel-Forward [paper, Titan X]": [14.83, 16.01, 19.61, 27.13, 42.67, 87.8],
+        "Parallel-Fair, best k [paper, Titan X]": [6.484, 11.22, 20.48, 33.78, 67.97, 126.3],
+        "SKSS [paper, Titan X]": [5.037, 5.515, 9.315, 15.14, 27.24, 52.37],
+        "Sequential [paper, Titan X]": [62.87, 109.7, 261.0, 605.5, 1259, 2584],
+    }, "value only"),
+    COMPACT_TABLE1: ([35, 128, 256, 260, 512, 1000, 1024, 1030, 32768, 45555, 65536, 131072, 262144,
+                      500111, 524288, 1048555, 1048576, 1048581, 2097152, 2097999, 4194334, 8388600], {
+        "[paper, i7-2600K CPU]": [0.000251, 0.000881, 0.001751, 0.001802, 0.003764, 0.00809, 0.008283,
+                                  0.008401, 0.306007, 0.425129, 0.611791, 1.231282, 2.467049, 4.770547,
+                                  4.925248, 9.976362, 9.933178, 9.930643, 19.905175, 19.964916, 39.781245,
+                                  79.936226],
+        "[paper, GTX 280]": [0.163672, 0.165035, 0.150721, 0.164149, 0.167543, 0.170796, 0.162103, 0.335697,
+                             0.34606, 0.276806, 0.389857, 0.374864, 0.441118, 0.552596, 0.599289, 0.747874,
+                             0.712332, 0.86948, 1.216657, 1.254584, 1.961108, 3.212200],
+        "[paper, GTX 480]": [0.080994, 0.055889, 0.05853, 0.050703, 0.076934, 0.070327, 0.063049, 0.117377,
+                             0.132379, 0.138398, 0.130423, 0.158547, 0.179466, 0.248678, 0.249158, 0.355804,
+                             0.336078, 0.402963, 0.632166, 0.627385, 1.050636, 1.935706],
+        "[paper, GTX 680]": [0.069412, 0.102792, 0.068543, 0.069557, 0.068769, 0.083748, 0.080717, 0.090358,
+                             0.144445, 0.142196, 0.144086, 0.147817, 0.152783, 0.173436, 0.166949, 0.217646,
+                             0.218307, 0.238417, 0.336693, 0.329394, 0.561816, 0.947059],
+    }, "f32"),
 }
+
+
+def panel_table(case):
+    """The table a case is drawn under ("" for none): halves of one paper table join."""
+    table = case.get("table") or ""
+    return PANEL_TABLE.get(table, table)
 
 
 def load(path):
@@ -62,7 +96,7 @@ def families(doc, primitives=None):
     for c in doc["cases"]:
         if primitives and c["primitive"] not in primitives:
             continue
-        table = f' [{c["table"]}]' if c.get("table") else ""
+        table = f' [{panel_table(c)}]' if c.get("table") else ""
         out.setdefault(f'{c["primitive"]} {c["variant"]}{table}', []).append(c["index"])
     return out
 
@@ -112,7 +146,7 @@ def time_panel(ax, doc, name, indices, rows):
     line per algorithm and backend (or peer) whatever the cores each size kept
     busy; the paper's own times beside the value-only cases."""
     cases = {i: doc["cases"][i] for i in indices}
-    table = cases[indices[0]]["table"]
+    table = panel_table(cases[indices[0]])
     lines = OrderedDict()
     for r in rows:
         if r["case"] in cases:
@@ -123,11 +157,10 @@ def time_panel(ax, doc, name, indices, rows):
         xs, ys = zip(*points)
         ax.plot(xs, ys, "--" if peer else "-", marker="s" if peer else "o", markersize=4, linewidth=1.3,
                 label=text)
-    if table in PAPER_TIMES and "value only" in cases[indices[0]]["variant"]:
-        xs, times = PAPER_TIMES[table]
-        for (algorithm, ys), marker in zip(times.items(), "x+dv"):
-            ax.plot(xs, ys, ":", marker=marker, markersize=4, linewidth=1.1, color="dimgray",
-                    label=f"{algorithm} [paper, Titan X]")
+    if table in PAPER_TIMES and PAPER_TIMES[table][2] in cases[indices[0]]["variant"]:
+        xs, times, _ = PAPER_TIMES[table]
+        for (text, ys), marker in zip(times.items(), "x+dv"):
+            ax.plot(xs, ys, ":", marker=marker, markersize=4, linewidth=1.1, color="dimgray", label=text)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_title(name, fontsize=10)
@@ -239,7 +272,7 @@ def main():
     fig = plt.figure(figsize=(20, sum(heights) + 1))
     spec = fig.add_gridspec(grid_rows + 2, cols, height_ratios=heights)
     for k, (name, indices) in enumerate(fams.items()):
-        panel = time_panel if doc["cases"][indices[0]].get("table") in TIME_TABLES else throughput_panel
+        panel = time_panel if panel_table(doc["cases"][indices[0]]) in TIME_TABLES else throughput_panel
         panel(fig.add_subplot(spec[k // cols, k % cols]), doc, name, indices, rows)
     bars(fig.add_subplot(spec[grid_rows, :]), *vs_peer,
          "speedup: fastest skss row / fastest optimal peer (largest size of each case)")

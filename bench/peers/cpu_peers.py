@@ -18,7 +18,11 @@ Specs:
                               ranges the strongly correlated class, with them
                               uniform weights and values (suite knapsack-papers),
                               xB: a batch of B instances solved one after another
-  compact:N:DTYPE:values|indices   NumPy a[a > x] / np.nonzero(a > x)
+  compact:N:DTYPE:values|indices[:gtT]
+                              NumPy a[a > x] / np.nonzero(a > x); x = T when
+                              given (suite compact-papers: every dtype, the
+                              element's top bits of the hash word for integers,
+                              [0, 1) for floats), else 0.5 (f32) or 0 (i32)
 
 A peer whose module is missing is reported with status "unavailable"; a solver
 that runs past its limit with status "timeout". The script never fails on a
@@ -298,10 +302,32 @@ def knapsack_peers(spec, fields, a, plan, cache):
     return [row(spec, r["peer"], **{k: v for k, v in r.items() if k != "peer"}) for r in cache[key]]
 
 
+COMPACT_INTS = {"u8": np.uint8, "i8": np.int8, "u16": np.uint16, "i16": np.int16, "u32": np.uint32,
+                "i32": np.int32, "u64": np.uint64, "i64": np.int64}
+
+
+def compact_input(n, seed, dtype):
+    """compact_fill of bench/bench_compact.c: floats in [0, 1) (53 random bits
+    for f64), integers the top bits of the hash word (signed: the same bits)."""
+    if dtype == "f32":
+        return unit_f32(n, seed)
+    if dtype == "f64":
+        return fill(n, seed, lambda z: (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53)
+    t = np.dtype(COMPACT_INTS[dtype])
+    unsigned = np.dtype(f"u{t.itemsize}")
+    return fill(n, seed, lambda z: (z >> np.uint64(64 - 8 * t.itemsize)).astype(unsigned).view(t))
+
+
 def compact_peers(spec, fields, a, plan):
     n, dtype, what = int(fields[0]), fields[1], fields[2]
-    data = unit_f32(n, a.seed) if dtype == "f32" else int32s(n, a.seed)
-    x = np.float32(0.5) if dtype == "f32" else np.int32(0)
+    data = compact_input(n, a.seed, dtype)
+    if len(fields) > 3:  # "gtT": the threshold as the data's type (f32: rounded to nearest, as ours)
+        if not fields[3].startswith("gt"):
+            raise ValueError(f"compact spec field {fields[3]!r}")
+        t = fields[3][2:]
+        x = data.dtype.type(float(t) if dtype in ("f32", "f64") else int(t))
+    else:
+        x = np.float32(0.5) if dtype == "f32" else np.int32(0)
     kept = np.flatnonzero(data > x)
     signature = [int(kept.size), int(kept.sum())]
     out_elem = 8 if what == "indices" else data.itemsize
