@@ -1,0 +1,256 @@
+/*
+ * module.cpp — skss._skss, the nanobind extension under the Python package
+ * (python/skss/__init__.py): a Context class owning an skss_ctx, and one thin
+ * function per primitive that takes arrays the Python layer has already
+ * checked and allocated (NumPy arrays on the CPU), fills the C descriptor,
+ * releases the GIL for the C call, and turns a failed status into the
+ * skss.Error subclass for it with the library's one-line message.
+ */
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "skss.h"
+
+namespace nb = nanobind;
+
+namespace {
+
+/* The Python exception classes, one per failing status (made at import). */
+PyObject *g_errors[SKSS_ERR_INTERNAL + 1];
+
+struct skss_failure {
+  skss_status status;
+  std::string message;
+};
+
+void check(skss_status st, const char *message) {
+  if (st != SKSS_OK) throw skss_failure{st, message != nullptr ? message : skss_status_string(st)};
+}
+
+/* Inputs may be read-only (np.asarray of a PIL image is); outputs are written. */
+using in_array = nb::ndarray<nb::ro, nb::device::cpu>;
+using out_array = nb::ndarray<nb::device::cpu>;
+
+/* A context; closed explicitly, by `with`, or when collected. */
+struct Context {
+  skss_ctx *ctx = nullptr;
+
+  Context(const std::string &backend, int device, int threads) {
+    skss_ctx_desc d = SKSS_CTX_DESC_INIT;
+    check(skss_backend_from_name(backend.c_str(), &d.backend),
+          ("unknown backend '" + backend + "' (auto, cpu-ref, cpu or cuda)").c_str());
+    d.device = device;
+    d.threads = threads;
+    const skss_status st = skss_ctx_create(&d, &ctx);
+    if (st != SKSS_OK) check(st, skss_ctx_last_error(nullptr));
+  }
+  ~Context() { close(); }
+  void close() {
+    if (ctx != nullptr) skss_ctx_destroy(ctx);
+    ctx = nullptr;
+  }
+  skss_ctx *get() {
+    if (ctx == nullptr) throw skss_failure{SKSS_ERR_INVALID_ARG, "skss.Context: the context is closed"};
+    return ctx;
+  }
+};
+
+/* Runs a C call without the GIL and raises its failure. */
+template <typename F>
+void run(Context &c, F &&call) {
+  skss_ctx *ctx = c.get();
+  skss_status st;
+  {
+    nb::gil_scoped_release unlocked;
+    st = call(ctx);
+  }
+  check(st, skss_ctx_last_error(ctx));
+}
+
+/* Bytes between rows of a 2-D (or the last two axes of a 3-D) array whose
+ * rows are contiguous (the Python layer guarantees it). */
+template <typename A>
+int64_t pitch(const A &a, size_t axis) { return (int64_t)a.stride(axis) * (int64_t)a.itemsize(); }
+
+void sat(Context &c, in_array in, int in_type, out_array out, int out_type, std::optional<out_array> out_sq,
+         int layout, int algorithm) {
+  skss_sat_desc d = SKSS_SAT_DESC_INIT;
+  d.height = (int64_t)in.shape(0);
+  d.width = (int64_t)in.shape(1);
+  d.in_type = (skss_dtype)in_type;
+  d.out_type = (skss_dtype)out_type;
+  d.in_pitch = pitch(in, 0);
+  d.out_pitch = pitch(out, 0);
+  d.layout = (skss_sat_layout)layout;
+  d.algorithm = (skss_sat_algorithm)algorithm;
+  void *sq = nullptr;
+  if (out_sq) {
+    sq = out_sq->data();
+    d.out_sq_pitch = pitch(*out_sq, 0);
+  }
+  run(c, [&](skss_ctx *ctx) { return skss_sat(ctx, &d, in.data(), out.data(), sq); });
+}
+
+void boxfilter(Context &c, in_array in, out_array out, int64_t radius, int border, int sat_algorithm) {
+  skss_boxfilter_desc d = SKSS_BOXFILTER_DESC_INIT;
+  d.height = (int64_t)in.shape(0);
+  d.width = (int64_t)in.shape(1);
+  d.radius = radius;
+  d.in_pitch = pitch(in, 0);
+  d.out_pitch = pitch(out, 0);
+  d.border = (skss_boxfilter_border)border;
+  d.sat_algorithm = (skss_sat_algorithm)sat_algorithm;
+  run(c, [&](skss_ctx *ctx) {
+    return skss_boxfilter_u8(ctx, &d, static_cast<const uint8_t *>(in.data()), static_cast<uint8_t *>(out.data()));
+  });
+}
+
+/* in: N x H x W u8 (N = 1 for one image); out: N x H x W bytes or N x H x ceil(W/8) bits. */
+void halftone(Context &c, in_array in, out_array out, int kernel, int threshold, bool bits, int algorithm) {
+  skss_halftone_desc d = SKSS_HALFTONE_DESC_INIT;
+  d.images = (int64_t)in.shape(0);
+  d.height = (int64_t)in.shape(1);
+  d.width = (int64_t)in.shape(2);
+  d.in_pitch = pitch(in, 1);
+  d.out_pitch = pitch(out, 1);
+  d.in_image_stride = pitch(in, 0);
+  d.out_image_stride = pitch(out, 0);
+  d.kernel = (skss_dither_kernel)kernel;
+  d.threshold = threshold;
+  d.output = bits ? SKSS_HALFTONE_OUTPUT_BITS : SKSS_HALFTONE_OUTPUT_BYTES;
+  d.algorithm = (skss_halftone_algorithm)algorithm;
+  run(c, [&](skss_ctx *ctx) { return skss_halftone(ctx, &d, static_cast<const uint8_t *>(in.data()), out.data()); });
+}
+
+/* weights, values: K x n int64 (C order); best: K int64; taken: K x n u8 or
+ * None; table: K x (capacity + 1) int64 or None. */
+void knapsack(Context &c, in_array weights, in_array values, int64_t capacity, int algorithm, int64_t max_bytes,
+              out_array best, std::optional<out_array> taken, std::optional<out_array> table) {
+  skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+  d.instances = (int64_t)weights.shape(0);
+  d.n_items = (int64_t)weights.shape(1);
+  d.capacity = capacity;
+  d.value_only = !taken;
+  d.max_bytes = max_bytes;
+  d.algorithm = (skss_knapsack_algorithm)algorithm;
+  uint8_t *t = nullptr;
+  if (taken) t = static_cast<uint8_t *>(taken->data());
+  if (table) d.values_by_capacity = static_cast<int64_t *>(table->data());
+  run(c, [&](skss_ctx *ctx) {
+    return skss_knapsack(ctx, &d, static_cast<const int64_t *>(weights.data()),
+                         static_cast<const int64_t *>(values.data()), static_cast<int64_t *>(best.data()), t);
+  });
+}
+
+/* A scalar of the compaction's comparisons in the field its dtype reads. */
+skss_scalar scalar(int dtype, nb::handle x) {
+  skss_scalar s;
+  std::memset(&s, 0, sizeof s);
+  if (dtype == SKSS_DTYPE_F32 || dtype == SKSS_DTYPE_F64) s.f = nb::cast<double>(x);
+  else if (dtype == SKSS_DTYPE_U8 || dtype == SKSS_DTYPE_U16 || dtype == SKSS_DTYPE_U32 || dtype == SKSS_DTYPE_U64)
+    s.u = nb::cast<uint64_t>(x);
+  else s.i = nb::cast<int64_t>(x);
+  return s;
+}
+
+/* Returns the count; values / indices are n-element outputs or None. */
+int64_t compact(Context &c, std::optional<in_array> in_arr, int64_t n, int dtype, int keep, nb::handle a,
+                nb::handle b, std::optional<in_array> mask, std::optional<out_array> values,
+                std::optional<out_array> indices, int algorithm) {
+  skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+  d.n = n;
+  d.dtype = (skss_dtype)dtype;
+  d.keep = (skss_compact_keep)keep;
+  d.a = scalar(dtype, a);
+  d.b = scalar(dtype, b);
+  d.algorithm = (skss_compact_algorithm)algorithm;
+  const void *in = in_arr ? in_arr->data() : nullptr;
+  if (mask) d.mask = mask->data();
+  void *v = values ? values->data() : nullptr;
+  int64_t *ix = indices ? static_cast<int64_t *>(indices->data()) : nullptr;
+  int64_t count = 0;
+  run(c, [&](skss_ctx *ctx) { return skss_compact(ctx, &d, in, v, ix, &count); });
+  return count;
+}
+
+int algorithm_from_name(int op, const std::string &name) {
+  int out = 0;
+  if (skss_algorithm_from_name((skss_op)op, name.c_str(), &out) != SKSS_OK) return -1;
+  return out;
+}
+
+int dither_kernel_from_name(const std::string &name) {
+  skss_dither_kernel k;
+  if (skss_dither_kernel_from_name(name.c_str(), &k) != SKSS_OK) return -1;
+  return (int)k;
+}
+
+} // namespace
+
+NB_MODULE(_skss, m) {
+  m.doc() = "skss's C library (use the functions of the skss package)";
+  /* skss.Error and one subclass per status, each also a matching built-in */
+  PyObject *error = PyErr_NewException("skss.Error", PyExc_Exception, nullptr);
+  m.attr("Error") = nb::steal(error);
+  struct kind {
+    skss_status status;
+    const char *name;
+    PyObject *builtin;
+  };
+  const kind kinds[] = {
+      {SKSS_ERR_INVALID_ARG, "skss.InvalidArgumentError", PyExc_ValueError},
+      {SKSS_ERR_UNSUPPORTED, "skss.UnsupportedError", PyExc_NotImplementedError},
+      {SKSS_ERR_OUT_OF_MEMORY, "skss.OutOfMemoryError", PyExc_MemoryError},
+      {SKSS_ERR_NO_DEVICE, "skss.NoDeviceError", PyExc_RuntimeError},
+      {SKSS_ERR_CUDA, "skss.CudaError", PyExc_RuntimeError},
+      {SKSS_ERR_OVERFLOW, "skss.OverflowError", PyExc_OverflowError},
+      {SKSS_ERR_CALLBACK, "skss.CallbackError", PyExc_RuntimeError},
+      {SKSS_ERR_INTERNAL, "skss.InternalError", PyExc_RuntimeError},
+  };
+  for (const kind &k : kinds) {
+    PyObject *bases = PyTuple_Pack(2, error, k.builtin);
+    PyObject *cls = PyErr_NewException(k.name, bases, nullptr);
+    Py_DECREF(bases);
+    g_errors[k.status] = cls;
+    m.attr(std::strchr(k.name, '.') + 1) = nb::borrow(cls);
+  }
+  nb::register_exception_translator([](const std::exception_ptr &p, void *) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const skss_failure &f) {
+      PyObject *cls = f.status > SKSS_OK && f.status <= SKSS_ERR_INTERNAL ? g_errors[f.status] : nullptr;
+      PyErr_SetString(cls != nullptr ? cls : PyExc_RuntimeError, f.message.c_str());
+    }
+  });
+
+  nb::class_<Context>(m, "Context")
+      .def(nb::init<const std::string &, int, int>(), nb::arg("backend") = "auto", nb::arg("device") = 0,
+           nb::arg("threads") = 0)
+      .def("close", &Context::close)
+      .def_prop_ro("closed", [](const Context &c) { return c.ctx == nullptr; })
+      .def_prop_ro("backend", [](Context &c) { return std::string(skss_backend_name(skss_ctx_backend(c.get()))); })
+      .def_prop_ro("threads", [](Context &c) { return skss_ctx_threads(c.get()); })
+      .def("op_backend", [](Context &c, int op) {
+        return std::string(skss_backend_name(skss_ctx_op_backend(c.get(), (skss_op)op)));
+      });
+
+  m.def("sat", &sat);
+  m.def("boxfilter", &boxfilter);
+  m.def("halftone", &halftone);
+  m.def("knapsack", &knapsack);
+  m.def("compact", &compact);
+  m.def("algorithm_from_name", &algorithm_from_name);
+  m.def("dither_kernel_from_name", &dither_kernel_from_name);
+  m.def("version", []() { return std::string(skss_version()); });
+  m.def("backend_available", [](const std::string &name) {
+    skss_backend b;
+    return skss_backend_from_name(name.c_str(), &b) == SKSS_OK && skss_backend_available(b) != 0;
+  });
+}
