@@ -11,6 +11,7 @@ the argument. The GIL is released while the library works.
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import threading
@@ -96,6 +97,7 @@ def _ctx(ctx):
     return ctx
 
 
+@functools.lru_cache(maxsize=None)
 def _algorithm(op: str, name: str) -> int:
     if not isinstance(name, str):
         raise TypeError(f"algorithm must be a str, not {type(name).__name__}")
@@ -107,8 +109,8 @@ def _algorithm(op: str, name: str) -> int:
 
 def _array(name: str, a, ndim=None, dtypes=None) -> np.ndarray:
     """`a` as a NumPy array whose rows are contiguous (copied once if not)."""
-    if hasattr(a, "__cuda_array_interface__") or (
-            hasattr(a, "__dlpack_device__") and a.__dlpack_device__()[0] not in (1, 3)):
+    if type(a) is not np.ndarray and (hasattr(a, "__cuda_array_interface__") or (
+            hasattr(a, "__dlpack_device__") and a.__dlpack_device__()[0] not in (1, 3))):
         raise TypeError(f"{name}: GPU arrays are not supported yet by the skss package; "
                         "pass a NumPy array")
     arr = np.asarray(a)
