@@ -123,6 +123,8 @@ def _array(name: str, a, ndim=None, dtypes=None) -> np.ndarray:
                                            any(s < 0 for s in arr.strides) or
                                            any(s % arr.itemsize for s in arr.strides)):
         arr = np.ascontiguousarray(arr)
+    if not arr.flags.aligned:  # e.g. a chunk unpickled from a network buffer
+        arr = arr.copy()
     return arr
 
 

@@ -85,6 +85,13 @@ def test_read_only_inputs():
     assert skss.knapsack(w, w, 4, value_only=True) == 4
 
 
+def test_misaligned_input_is_copied():
+    raw = np.zeros(4 * 30 + 1, np.uint8)
+    a = np.frombuffer(raw.data, dtype=np.uint32, count=30, offset=1).reshape(5, 6)
+    assert not a.flags.aligned
+    np.testing.assert_array_equal(skss.sat(a), reference_sat(a, np.uint32))
+
+
 def test_sat_matches_opencv_integral():
     cv2 = pytest.importorskip("cv2")
     a = random_array((123, 77), np.uint8, 2)
