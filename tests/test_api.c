@@ -158,6 +158,20 @@ static void test_failed_create_says_why(void **state) {
 /* An AUTO context runs every primitive: on CUDA where it has kernels, else
  * on the CPU threads; skss_ctx_op_backend() says which. An explicit backend
  * never falls back. */
+
+/* Items (2, 3), (3, 4), (4, 5) within 5: the optimum 7 from the first two. */
+static void check_tiny_knapsack(skss_ctx *ctx) {
+  const int64_t w[3] = {2, 3, 4}, v[3] = {3, 4, 5};
+  int64_t best = -1;
+  uint8_t taken[3] = {9, 9, 9};
+  skss_knapsack_desc kd = SKSS_KNAPSACK_DESC_INIT;
+  kd.n_items = 3;
+  kd.capacity = 5;
+  TU_OK(ctx, skss_knapsack(ctx, &kd, w, v, &best, taken));
+  assert_int_equal(best, 7);
+  assert_true(taken[0] == 1 && taken[1] == 1 && taken[2] == 0);
+}
+
 static void test_auto_runs_every_primitive(void **state) {
   (void)state;
   skss_ctx *ctx = tu_ctx(SKSS_BACKEND_AUTO, 2);
@@ -170,15 +184,7 @@ static void test_auto_runs_every_primitive(void **state) {
   assert_int_equal(skss_ctx_op_backend(ctx, (skss_op)9), SKSS_BACKEND_AUTO);
   assert_int_equal(skss_ctx_op_backend(NULL, SKSS_OP_SAT), SKSS_BACKEND_AUTO);
 
-  const int64_t w[3] = {2, 3, 4}, v[3] = {3, 4, 5};
-  int64_t best = -1;
-  uint8_t taken[3] = {9, 9, 9};
-  skss_knapsack_desc kd = SKSS_KNAPSACK_DESC_INIT;
-  kd.n_items = 3;
-  kd.capacity = 5;
-  TU_OK(ctx, skss_knapsack(ctx, &kd, w, v, &best, taken));
-  assert_int_equal(best, 7);
-  assert_true(taken[0] == 1 && taken[1] == 1 && taken[2] == 0);
+  check_tiny_knapsack(ctx);
 
   const float in[5] = {1.f, -2.f, 3.f, 0.f, 5.f};
   float kept[5];
@@ -230,17 +236,14 @@ static void test_explicit_backend_never_falls_back(void **state) {
   /* A primitive CUDA has runs on CUDA, its CPU algorithms are refused. */
   if (skss_algorithm_supported(SKSS_OP_KNAPSACK, 0, SKSS_BACKEND_CUDA)) {
     assert_int_equal(skss_ctx_op_backend(ctx, SKSS_OP_KNAPSACK), SKSS_BACKEND_CUDA);
+    check_tiny_knapsack(ctx);
     const int64_t w[3] = {2, 3, 4}, v[3] = {3, 4, 5};
     int64_t best = -1;
     uint8_t taken[3] = {9, 9, 9};
     skss_knapsack_desc kd = SKSS_KNAPSACK_DESC_INIT;
     kd.n_items = 3;
     kd.capacity = 5;
-    TU_OK(ctx, skss_knapsack(ctx, &kd, w, v, &best, taken));
-    assert_int_equal(best, 7);
-    assert_true(taken[0] == 1 && taken[1] == 1 && taken[2] == 0);
     kd.algorithm = SKSS_KNAPSACK_ALGORITHM_DP;
-    best = -1;
     assert_int_equal(skss_knapsack(ctx, &kd, w, v, &best, taken), SKSS_ERR_UNSUPPORTED);
     assert_non_null(strstr(skss_ctx_last_error(ctx), "a CPU algorithm"));
     assert_int_equal(best, -1);

@@ -298,6 +298,25 @@ static void fill(tu_rng *rng, const skss_compact_desc *d, void *in, uint8_t *mas
 
 static const int64_t MATRIX_SIZES[] = {0, 1, 31, 32, 33, 63, 64, 65, 127, 8191, 8193, 20011};
 
+/* One random case (fill() data, scalar pair `scalars`) checked by `check`. */
+typedef void (*case_check)(const contexts *c, skss_compact_desc d, const void *in, const char *what);
+static void random_case(const contexts *c, tu_rng *rng, skss_dtype dtype, skss_compact_keep keep, int64_t n,
+                        int scalars, case_check check, const char *what) {
+  skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+  d.dtype = dtype;
+  d.keep = keep;
+  d.n = n;
+  tu_compact_scalars(rng, d.dtype, scalars, &d.a, &d.b);
+  void *in = malloc((size_t)n * 8 + 1);
+  uint8_t *mask = malloc((size_t)n + 1);
+  assert_true(in != NULL && mask != NULL);
+  d.mask = keep >= SKSS_COMPACT_KEEP_MASK_BYTES ? mask : NULL;
+  fill(rng, &d, in, mask);
+  check(c, d, n == 0 ? NULL : in, what);
+  free(in);
+  free(mask);
+}
+
 static void test_matrix(void **state) {
   const contexts *c = *state;
   tu_rng rng;
@@ -308,20 +327,8 @@ static void test_matrix(void **state) {
         for (size_t z = 0; z < sizeof MATRIX_SIZES / sizeof MATRIX_SIZES[0]; z++) {
           /* the masks and the sizes that only the chain of blocks needs: one scalar pair */
           if (s > 0 && (p >= SKSS_COMPACT_KEEP_MASK_BYTES || MATRIX_SIZES[z] > 8192)) continue;
-          skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
-          d.dtype = DTYPES[t];
-          d.keep = (skss_compact_keep)p;
-          d.n = MATRIX_SIZES[z];
-          tu_compact_scalars(&rng, d.dtype, s, &d.a, &d.b);
-          size_t n = (size_t)d.n;
-          void *in = malloc(n * 8 + 1);
-          uint8_t *mask = malloc(n + 1);
-          assert_true(in != NULL && mask != NULL);
-          d.mask = p >= SKSS_COMPACT_KEEP_MASK_BYTES ? mask : NULL;
-          fill(&rng, &d, in, mask);
-          check_reference(c, d, d.n == 0 ? NULL : in, "matrix");
-          free(in);
-          free(mask);
+          random_case(c, &rng, DTYPES[t], (skss_compact_keep)p, MATRIX_SIZES[z], s, check_reference,
+                      "matrix");
         }
       }
     }
@@ -333,7 +340,7 @@ static void test_matrix(void **state) {
 /* Every configuration compacts a copy of `in` into itself: the kept elements
  * at the front, the slots past the count as they were, the indices as out
  * of place. */
-static void check_in_place(const contexts *c, skss_compact_desc d, const void *in) {
+static void check_in_place(const contexts *c, skss_compact_desc d, const void *in, const char *what) {
   expected e = brute_compact(&d, in);
   size_t elem = skss_dtype_size(d.dtype), n = (size_t)d.n;
   uint8_t *buf = malloc(n * elem + 1);
@@ -348,15 +355,16 @@ static void check_in_place(const contexts *c, skss_compact_desc d, const void *i
       TU_OK(c->ctx[k], skss_compact(c->ctx[k], &d, n > 0 ? buf : NULL, n > 0 ? buf : NULL,
                                     with_indices ? indices : NULL, &count));
       const size_t kept = (size_t)count;
-      const bool ok = count == e.count && memcmp(buf, e.values, kept * elem) == 0 &&
-                      memcmp(buf + kept * elem, (const uint8_t *)in + kept * elem, (n - kept) * elem) == 0 &&
-                      (!with_indices || memcmp(indices, e.indices, kept * 8) == 0) &&
+      const bool ok = count == e.count && (kept == 0 || memcmp(buf, e.values, kept * elem) == 0) &&
+                      (kept == n || memcmp(buf + kept * elem, (const uint8_t *)in + kept * elem,
+                                           (n - kept) * elem) == 0) &&
+                      (!with_indices || kept == 0 || memcmp(indices, e.indices, kept * 8) == 0) &&
                       all_poison((uint8_t *)(indices + (with_indices ? kept : 0)),
                                  (n - (with_indices ? kept : 0)) * 8 + 8);
       if (!ok)
-        TU_FAIL("in place: %s/%s x%d %s %s n=%lld indices=%d: count %lld (expected %lld), or the "
+        TU_FAIL("%s: %s/%s x%d %s %s n=%lld indices=%d: count %lld (expected %lld), or the "
                 "front, the rest of the input or the indices differ",
-                skss_backend_name(CONFIGS[k].backend), skss_algorithm_name(SKSS_OP_COMPACT, d.algorithm),
+                what, skss_backend_name(CONFIGS[k].backend), skss_algorithm_name(SKSS_OP_COMPACT, d.algorithm),
                 CONFIGS[k].threads, skss_dtype_name(d.dtype), PREDICATE_NAMES[d.keep], (long long)d.n,
                 with_indices, (long long)count, (long long)e.count);
     }
@@ -375,20 +383,8 @@ static void test_in_place(void **state) {
     for (int p = 0; p < N_PREDICATES; p++) {
       for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
         if (sizes[z] > 8193 && t % 3 != 0) continue; /* the block chain on a few widths */
-        skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
-        d.dtype = DTYPES[t];
-        d.keep = (skss_compact_keep)p;
-        d.n = sizes[z];
-        tu_compact_scalars(&rng, d.dtype, (int)(z % N_SCALARS), &d.a, &d.b);
-        size_t n = (size_t)d.n;
-        void *in = malloc(n * 8 + 1);
-        uint8_t *mask = malloc(n + 1);
-        assert_true(in != NULL && mask != NULL);
-        d.mask = p >= SKSS_COMPACT_KEEP_MASK_BYTES ? mask : NULL;
-        fill(&rng, &d, in, mask);
-        check_in_place(c, d, in);
-        free(in);
-        free(mask);
+        random_case(c, &rng, DTYPES[t], (skss_compact_keep)p, sizes[z], (int)(z % N_SCALARS),
+                    check_in_place, "in place");
       }
     }
   }

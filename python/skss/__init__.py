@@ -312,7 +312,7 @@ def compact(a, *, gt=None, ge=None, lt=None, le=None, eq=None, ne=None, range=No
         if integer:
             lo_f, hi_f = float(lo), float(hi)
             if math.isnan(lo_f) or math.isnan(hi_f):
-                return _empty_result(arr, values, indices)
+                return _all_or_nothing(arr, False, values, indices)
             lo = math.ceil(lo_f) if not isinstance(lo, (int, np.integer)) else int(lo)
             hi = math.ceil(hi_f) if not isinstance(hi, (int, np.integer)) else int(hi)
     elif keep != "nonzero":
@@ -353,10 +353,6 @@ def _clamp_int(dtype, keep, lo, hi):
         return 0, 0, keep, {"lt": not below, "le": not below, "gt": below, "ge": below,
                             "eq": False, "ne": True}.get(keep)
     return lo, hi, keep, None
-
-
-def _empty_result(arr, values, indices):
-    return _all_or_nothing(arr, False, values, indices)
 
 
 def _all_or_nothing(arr, keep_all, values, indices):

@@ -70,7 +70,6 @@ typedef struct skss__knap_strips_job {
   void *ckpt;
   int save_every;
   long long *best;
-  int max_weight;
 } skss__knap_strips_job;
 
 /* The plan of a strips run: strip width, blocks, and the scratch it takes. */
@@ -87,12 +86,5 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
                                        long long items, int instances, skss__knap_strips_plan *plan);
 skss_status skss__knap_strips_run(skss_ctx *ctx, const skss__knap_strips_job *job,
                                   const skss__knap_strips_plan *plan, void *scratch);
-
-/* ---- after either family (knapsack_dispatch.cu) ---- */
-/* The walk back over decision bits, rows [0, rows) of each instance from
- * capacity c[instance] (updated): chosen + first for the rows. */
-skss_status skss__knap_walk_bits(skss_ctx *ctx, const skss__knap_dev_inst *inst, int instances,
-                                 skss__knap_dev_items items, const uint32_t *bits, int row_lo,
-                                 int rows, long long *c, uint8_t *chosen);
 
 #endif

@@ -239,10 +239,18 @@ skss_status run_papers(run_state &s, carve work, long long *staging) {
   return SKSS_OK;
 }
 
+/* Asking for g segments of `items` items gives segments of s = ceil(items / g)
+ * items, of which ceil(items / s) are used. */
+long long segment_items(long long items, long long g) { return (items + g - 1) / g; }
+long long segments_used(long long items, long long g) {
+  const long long s = segment_items(items, g);
+  return (items + s - 1) / s;
+}
+
 /* Bytes of checkpoints and bits with g segments of `items` items. */
 double checkpoint_bytes(long long items, long long g, size_t row_bytes, size_t bits_row) {
-  const long long s = (items + g - 1) / g, used = (items + s - 1) / s;
-  return (double)al((size_t)(used - 1) * row_bytes) + (double)al((size_t)s * bits_row);
+  return (double)al((size_t)(segments_used(items, g) - 1) * row_bytes) +
+         (double)al((size_t)segment_items(items, g) * bits_row);
 }
 
 /* The least memory any number of segments (>= 2) takes; 0 when none can. */
@@ -258,7 +266,7 @@ size_t least_checkpoints(long long items, size_t row_bytes, size_t bits_row) {
 /* Segments for the checkpoint walk: the fewest whose memory fits `room`. */
 int segments_for(long long items, size_t row_bytes, size_t bits_row, size_t room) {
   for (long long g = 2; g <= items; g++)
-    if (checkpoint_bytes(items, g, row_bytes, bits_row) <= (double)room) return (int)((items + (items + g - 1) / g - 1) / ((items + g - 1) / g));
+    if (checkpoint_bytes(items, g, row_bytes, bits_row) <= (double)room) return (int)segments_used(items, g);
   return 0;
 }
 

@@ -405,14 +405,12 @@ skss_status run_strips(skss_ctx *ctx, const skss__knap_strips_job *job,
     return SKSS_OK;
   }
   /* scratch: progress counters, the blocks' rings, two boundary buffers */
-  const int n = job->hi - job->lo;
   uint8_t *s = static_cast<uint8_t *>(scratch);
   a.progress = reinterpret_cast<int *>(s);
   s += skss__cuda_align(sizeof(int) * (size_t)plan->strips);
   a.ring = reinterpret_cast<Cell *>(s);
   s += skss__cuda_align((size_t)plan->blocks * R * a.H * sizeof(Cell));
   a.bnd = reinterpret_cast<Cell *>(s);
-  (void)n;
   SKSS_CUDA_TRY(ctx, FN, cudaMemsetAsync(a.progress, 0, sizeof(int) * (size_t)plan->strips, stream));
   void *args[] = {&a};
   /* cooperative: every block of a band is resident, so a strip may wait for its reader */
