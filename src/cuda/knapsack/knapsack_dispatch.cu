@@ -133,7 +133,7 @@ bool is_papers(int algorithm) {
 skss_status over_limit(skss_ctx *ctx, const skss__knapsack_call *call, const char *what, size_t bytes,
                        size_t least, const char *way_out) {
   char alt[96] = "";
-  if (least > 0) snprintf(alt, sizeof alt, ", or at least %zu reconstructing from value-row checkpoints", least);
+  if (least > 0) snprintf(alt, sizeof alt, ", or at least %zu reconstructing from checkpoints", least);
   return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY,
                     "%s: needs %zu bytes of device memory (%s)%s for %lld DP item%s, over the limit "
                     "max_bytes = %lld; raise max_bytes%s",

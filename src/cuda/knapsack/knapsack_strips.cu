@@ -18,6 +18,7 @@
  * Derivation and measurements: docs/algorithms/knapsack.md.
  */
 #include <cuda/atomic>
+#include <cuda/std/limits>
 
 #include <stdlib.h>
 
@@ -36,7 +37,8 @@ struct strips_params {
   int units;     /* instances (m == 1) or strips of the one instance */
   const int *w;
   const long long *v;
-  int m, S, ne, H;
+  int m, S, H;
+  bool direct;   /* halos land in the row itself, one item ahead (no slots) */
   int lo, hi;    /* hi < 0: every instance's items */
   const Cell *init;
   Cell *out;
@@ -142,17 +144,30 @@ __device__ __forceinline__ void compute_sync() {
   asm volatile("bar.sync 1, %0;\n" ::"n"(KT) : "memory");
 }
 
-template <typename Cell, int KT, int EMAX>
+template <typename Cell, int KT, int E>
 __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  /* D halo slots of H cells, then the strip's S cells: one array, so that
-   * a cell below the strip and one in it are read the same way */
+  /* Two rows, each [H halo cells][S strip cells]: item j reads row (j+1)&1
+   * (V_{j-1}, with capacities c0 - H .. c0 - 1 of the strip below in its
+   * halo) and writes row j&1, so one barrier an item suffices. Every cell
+   * reads row[H + l - w] with no test: in the bottom strip the halo holds
+   * the lowest Cell, and lowest + v < 0 <= V takes nothing. Then, with
+   * m > 1, D slots of H cells where the halos land by cp.async D - 1 items
+   * ahead, or (direct, where the slots do not fit) none: a halo lands in
+   * its row one item ahead. */
   Cell *smem = reinterpret_cast<Cell *>(smem_raw);
-  const int cbase = D * a.H;
+  const int H = a.H, RW = H + KT * E; /* cells a row */
+  const int ahead = a.direct ? 1 : D - 1;  /* items a halo is fetched ahead */
+  Cell *slots = smem + 2 * RW;
   __shared__ int s_done, s_avail, s_freed, s_go;
+  /* the items, KT at a time, two chunks staged: weight, halo width, value */
+  __shared__ int s_w[2][KT], s_hp[2][KT];
+  __shared__ Cell s_v[2][KT];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int P = gridDim.x, p = blockIdx.x, S = a.S, H = a.H;
+  const int P = gridDim.x, p = blockIdx.x;
+  constexpr int S = KT * E;
   constexpr int V4 = 16 / sizeof(Cell); /* cells a 16-byte copy */
+  const Cell lowest = cuda::std::numeric_limits<Cell>::min();
 
   for (int u = p; u < a.units; u += P) {
     const int k_inst = a.m == 1 ? u : 0, b = a.m == 1 ? 0 : u;
@@ -183,99 +198,150 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
       /* the comm warp meets the block's last barrier converged */
       __syncwarp();
     } else {
-    Cell own[EMAX];
-#pragma unroll
-    for (int e = 0; e < EMAX; e++) {
-      if (e < a.ne) {
-        const int l = e * KT + tid, c = c0 + l;
-        own[e] = a.init != nullptr && c <= cap ? a.init[I.row_off + c] : Cell(0);
-        smem[cbase + l] = own[e];
+    /* chunk k of the items into buffer k & 1 (read after a barrier) */
+    auto stage_items = [&](int k) {
+      const int j = k * KT + tid;
+      if (j < n) {
+        const int w = W[j];
+        s_w[k & 1][tid] = w;
+        s_hp[k & 1][tid] = round4(min(w, H));
+        s_v[k & 1][tid] = static_cast<Cell>(Vv[j]);
       }
+    };
+    stage_items(0);
+    stage_items(1);
+    Cell own[E];
+    Cell *row1 = smem + RW; /* V_{-1}: read by item 0 */
+#pragma unroll
+    for (int e = 0; e < E; e++) {
+      const int l = e * KT + tid, c = c0 + l;
+      own[e] = a.init != nullptr && c <= cap ? a.init[I.row_off + c] : Cell(0);
     }
+    if (!below)
+      for (int q = tid; q < H; q += KT) smem[q] = row1[q] = lowest;
     wait_cta(&s_go, 1);
+    /* the first two chunks of items are staged for every thread */
+    compute_sync<KT>();
 
-    /* Cells [c0 - hp, c0) of V_{j-1} (hp = w_j rounded up to 4) into halo
-     * slot j % D, from the row below's publication (or `init` for j = 0). */
+    /* hp = w rounded up to 4 (at most H): the halo cells an item reads */
+    auto halo_of = [&](int j) { return s_hp[(j / KT) & 1][j % KT]; };
+    /* Cells [c0 - hp, c0) of V_{j-1} into slot j % D (direct: into the
+     * halo of row (j + 1) & 1, which item j reads), from the strip below's
+     * publication of item j - 1 (or `init` for j = 0); the strip below's
+     * progress is >= j (checked before). One group each call. */
     auto issue_halo = [&](int j) {
-      if (below && j < n) {
-        const int hp = round4(min(W[j], H));
-        Cell *dst = smem + (j % D) * H + (H - hp);
-        const Cell *from;
-        if (j == 0) {
-          if (a.init == nullptr) {
-            for (int q = tid; q < hp; q += KT) dst[q] = Cell(0);
-            from = nullptr;
-          } else {
-            from = a.init + I.row_off + c0 - hp;
-          }
-        } else {
-          wait_cta(&s_avail, j); /* V_{j-1} of the strip below is out */
-          from = (src_bnd ? src + (size_t)(j - 1) * H : src + (size_t)((j - 1) % R) * H) + (H - hp);
-        }
-        if (from != nullptr)
-          for (int q = tid; q < hp / V4; q += KT) cp_async16(dst + q * V4, from + q * V4);
+      if (below && j == 0 && a.init == nullptr && a.direct) {
+        const int hp = halo_of(0);
+        for (int q = tid; q < hp; q += KT) row1[H - hp + q] = Cell(0);
+      } else if (below && j < n && (j > 0 || a.init != nullptr)) {
+        const int hp = halo_of(j);
+        Cell *dst = (a.direct ? smem + ((j + 1) & 1) * RW : slots + (j % D) * H) + (H - hp);
+        const Cell *from = j == 0 ? a.init + I.row_off + c0 - hp
+                           : (src_bnd ? src + (size_t)(j - 1) * H : src + (size_t)((j - 1) % R) * H) + (H - hp);
+#pragma unroll 1
+        for (int q = tid; q < hp / V4; q += KT) cp_async16(dst + q * V4, from + q * V4);
       }
       cp_async_commit();
     };
+    /* Halo j from its slot into the halo of `row`: each thread copies the
+     * chunks it fetched itself (landed: cp_async_wait before). */
+    auto install_halo = [&](int j, Cell *row) {
+      if (!below || j >= n || a.direct) return;
+      const int hp = halo_of(j);
+      if (j == 0 && a.init == nullptr) {
+        for (int q = tid; q < hp; q += KT) row[H - hp + q] = Cell(0);
+        return;
+      }
+      const Cell *slot = slots + (j % D) * H + (H - hp);
+#pragma unroll 1
+      for (int q = tid; q < hp / V4; q += KT)
+        *reinterpret_cast<int4 *>(row + H - hp + q * V4) = *reinterpret_cast<const int4 *>(slot + q * V4);
+    };
 #pragma unroll
-    for (int j = 0; j < D - 1; j++) issue_halo(j);
-    cp_async_wait<D - 2>();
+    for (int e = 0; e < E; e++) row1[H + e * KT + tid] = own[e];
+    for (int j = 0; j < ahead; j++) {
+      if (below && j > 0 && j < n) wait_cta(&s_avail, j); /* V_{j-1} of the strip below is out */
+      issue_halo(j);
+    }
+    if (a.direct) cp_async_wait<0>();
+    else cp_async_wait<D - 2>();
+    install_halo(0, row1);
+    /* item 0 prefetches item `ahead`'s halo */
+    if (tid == 0 && below && ahead < n) wait_cta(&s_avail, ahead);
+    /* the first row and its halo are in place for every thread */
     compute_sync<KT>();
 
+    int to_ckpt = a.save_every; /* items to the next checkpoint row */
     for (int j = 0; j < n; j++) {
-      issue_halo(j + D - 1);
-      const int w = W[j];
-      const Cell v = static_cast<Cell>(Vv[j]);
-      /* the cells hold V_{j-1} until the barrier below: publish its top
-       * cells the reader needs (w_j of them) and, at a segment's end, the
-       * whole strip as a checkpoint */
-      if (reader && j >= 1) {
-        const int hp = round4(min(w, H));
-        if (!pub_bnd) wait_cta(&s_freed, j - R); /* the reader is past V_{j-1-R}, this slot's last */
-        Cell *slot = (pub_bnd ? pub + (size_t)(j - 1) * H : pub + (size_t)((j - 1) % R) * H) + (H - hp);
-        for (int q = tid; q < hp; q += KT) slot[q] = smem[cbase + S - hp + q];
-      }
-      if (a.save_every > 0 && j >= 1 && j % a.save_every == 0) {
-        Cell *row = a.ckpt + (size_t)(j / a.save_every - 1) * skss__knap_row_cells(cap);
-        for (int q = tid; q < S && c0 + q <= cap; q += KT) row[c0 + q] = smem[cbase + q];
-      }
-      const int hbase = (j % D) * H + H; /* smem[hbase - k]: capacity c0 - k */
+      /* chunk j / KT - 1 is done with: its buffer takes the chunk after this one */
+      if (j % KT == 0 && j > 0) stage_items(j / KT + 1);
+      /* the next prefetch: the strip below's progress was checked before the barrier */
+      issue_halo(j + ahead);
+      const int w = s_w[(j / KT) & 1][j % KT];
+      const Cell v = s_v[(j / KT) & 1][j % KT];
+      Cell *rd = smem + ((j + 1) & 1) * RW, *wr = smem + (j & 1) * RW;
+      /* V_{j-1}[c - w] for this thread's capacities c = c0 + e KT + tid */
+      const Cell *shifted = rd + H + tid - w;
+      if (a.bits == nullptr) {
 #pragma unroll
-      for (int e = 0; e < EMAX; e++) {
-        if (e < a.ne) {
-          const int l = e * KT + tid, c = c0 + l, sh = l - w;
-          const bool ok = c >= w;
-          const int at = ok ? (sh < 0 ? hbase : cbase) + sh : cbase;
-          const Cell cand = smem[at] + v;
-          const bool take = ok && cand > own[e];
+        for (int e = 0; e < E; e++) {
+          own[e] = max(own[e], shifted[e * KT] + v);
+          wr[H + e * KT + tid] = own[e];
+        }
+      } else {
+        /* this warp's word of item j at e = 0; word e is KT / 32 further */
+        uint32_t *brow = a.bits + I.bits_off + (size_t)j * I.row_words + c0 / 32 + warp;
+        const int room = cap - (c0 + warp * 32); /* capacities of word 0 at or below cap, less 1 */
+#pragma unroll
+        for (int e = 0; e < E; e++) {
+          const Cell cand = shifted[e * KT] + v;
+          const bool take = cand > own[e];
           if (take) own[e] = cand;
-          if (a.bits != nullptr) {
-            const unsigned word = __ballot_sync(0xffffffffu, take && c <= cap);
-            const int cw = c0 + e * KT + warp * 32;
-            if (lane == 0 && cw <= cap) a.bits[I.bits_off + (size_t)j * I.row_words + cw / 32] = word;
+          wr[H + e * KT + tid] = own[e];
+          unsigned word = __ballot_sync(0xffffffffu, take);
+          const int left = room - e * KT;
+          if (lane == 0 && left >= 0) {
+            if (left < 31) word &= 0xffffffffu >> (31 - left); /* no bits past cap */
+            brow[e * (KT / 32)] = word;
           }
         }
       }
-      /* every read of V_{j-1} is done before the cells are overwritten */
-      compute_sync<KT>();
+      /* V_j's top cells, those the strip above reads for item j + 1, from the registers */
+      if (reader && j + 1 < n) {
+        const int hp = halo_of(j + 1);
+        Cell *slot = (pub_bnd ? pub + (size_t)j * H : pub + (size_t)(j % R) * H) + (H - S);
 #pragma unroll
-      for (int e = 0; e < EMAX; e++)
-        if (e < a.ne) smem[cbase + e * KT + tid] = own[e];
-      /* V_0 .. V_{j-1} are out (written before the barrier above) and
-       * V_{j-1} below is read: the comm warp tells the neighbours */
-      if (tid == 0 && a.m > 1) store_cta(&s_done, j);
-      cp_async_wait<D - 2>();
-      /* the next item's halo and this item's cells are in place for every thread */
+        for (int e = 0; e < E; e++)
+          if ((e + 1) * KT > S - H && e * KT + tid >= S - hp) slot[e * KT + tid] = own[e];
+      }
+      /* after a segment's items, the strip as a checkpoint row */
+      if (a.save_every > 0 && --to_ckpt == 0 && j + 1 < n) {
+        to_ckpt = a.save_every;
+        Cell *row = a.ckpt + (size_t)((j + 1) / a.save_every - 1) * skss__knap_row_cells(cap);
+#pragma unroll
+        for (int e = 0; e < E; e++)
+          if (c0 + e * KT + tid <= cap) row[c0 + e * KT + tid] = own[e];
+      }
+      if (a.direct) cp_async_wait<0>();
+      else cp_async_wait<D - 2>();
+      install_halo(j + 1, wr);
+      if (tid == 0 && a.m > 1) {
+        /* what the next item needs of the neighbours: the strip below's
+         * item j + ahead for the prefetch, the reader past the slot to reuse */
+        if (below && j + 1 + ahead < n) wait_cta(&s_avail, j + 1 + ahead);
+        if (reader && !pub_bnd && j + 2 < n) wait_cta(&s_freed, j + 2 - R);
+      }
+      /* row j&1, its halo, the published cells and the next item's slot are in place */
       compute_sync<KT>();
+      /* V_0 .. V_j are out and the halos through item j + 1 are read: the comm warp tells the neighbours */
+      if (tid == 0 && a.m > 1) store_cta(&s_done, j + 1);
     }
 
 #pragma unroll
-    for (int e = 0; e < EMAX; e++) {
-      if (e < a.ne) {
-        const int c = c0 + e * KT + tid;
-        if (a.out != nullptr && c <= cap) a.out[I.row_off + c] = own[e];
-        if (a.best != nullptr && c == cap) a.best[k_inst] = static_cast<long long>(own[e]);
-      }
+    for (int e = 0; e < E; e++) {
+      const int c = c0 + e * KT + tid;
+      if (a.out != nullptr && c <= cap) a.out[I.row_off + c] = own[e];
+      if (a.best != nullptr && c == cap) a.best[k_inst] = static_cast<long long>(own[e]);
     }
     cp_async_wait<0>();
     /* all of this strip's reads and writes are done before it says so */
@@ -309,27 +375,35 @@ __global__ void best_kernel(const Cell *row, int cap, long long *best) {
   *best = static_cast<long long>(row[cap]);
 }
 
-/* The kernel configurations: KT threads with at most EMAX cells each (no
- * register spills at KT + 32 threads a block on sm_90). */
-struct config {
-  int kt, emax;
-};
-constexpr config CONFIGS[] = {{256, 8}, {256, 16}, {512, 16}, {512, 20}};
-constexpr int MAX_STRIP = 512 * 20;
+/* The kernel configurations: KT threads with E cells each, strips of
+ * KT E cells (no register spills at KT + 32 threads a block on sm_90). */
+constexpr int KT = 256;
+constexpr int CELLS[] = {4, 8, 16, 24, 40};
+constexpr int N_CONFIGS = sizeof CELLS / sizeof CELLS[0];
+constexpr int MAX_STRIP = KT * CELLS[N_CONFIGS - 1];
 
 template <typename Cell>
-void *kernel_of(int kt, int emax) {
-  if (kt == 256 && emax == 8) return reinterpret_cast<void *>(strips_kernel<Cell, 256, 8>);
-  if (kt == 256) return reinterpret_cast<void *>(strips_kernel<Cell, 256, 16>);
-  if (emax == 16) return reinterpret_cast<void *>(strips_kernel<Cell, 512, 16>);
-  return reinterpret_cast<void *>(strips_kernel<Cell, 512, 20>);
+void *kernel_of(int strip) {
+  switch (strip / KT) {
+  case 4: return reinterpret_cast<void *>(strips_kernel<Cell, KT, 4>);
+  case 8: return reinterpret_cast<void *>(strips_kernel<Cell, KT, 8>);
+  case 16: return reinterpret_cast<void *>(strips_kernel<Cell, KT, 16>);
+  case 24: return reinterpret_cast<void *>(strips_kernel<Cell, KT, 24>);
+  default: return reinterpret_cast<void *>(strips_kernel<Cell, KT, 40>);
+  }
 }
 
-/* The smallest configuration whose strips hold `strip` cells. */
-static config config_for(int strip) {
-  for (const config &k : CONFIGS)
-    if (strip <= k.kt * k.emax) return k;
-  return CONFIGS[3];
+/* The narrowest strip of a configuration holding `cells` (MAX_STRIP past all). */
+static int strip_for(long long cells) {
+  for (int e : CELLS)
+    if (cells <= (long long)KT * e) return KT * e;
+  return MAX_STRIP;
+}
+
+/* Dynamic shared memory of a strip: two rows with their halos, and with
+ * strips below it the D halo slots. */
+static size_t smem_of(int strip, int halo, bool slots, size_t cell) {
+  return (2 * ((size_t)strip + (size_t)halo) + (slots ? (size_t)D * halo : 0)) * cell;
 }
 
 const char *const FN = "skss_knapsack()";
@@ -377,7 +451,6 @@ skss_status run_strips(skss_ctx *ctx, const skss__knap_strips_job *job,
                        const skss__knap_strips_plan *plan, void *scratch) {
   cudaStream_t stream = skss__cuda(ctx)->stream;
   if (!plan->onchip) return run_rows<Cell>(ctx, job, scratch);
-  const config k = config_for(plan->strip);
   strips_params<Cell> a = {};
   a.inst = job->inst;
   a.units = plan->strips == 1 ? job->instances : plan->strips;
@@ -385,8 +458,7 @@ skss_status run_strips(skss_ctx *ctx, const skss__knap_strips_job *job,
   a.v = job->items.v;
   a.m = plan->strips;
   a.S = plan->strip;
-  a.ne = plan->strip / k.kt;
-  a.H = plan->strips > 1 ? plan->halo : 0;
+  a.H = plan->halo;
   a.lo = job->lo;
   a.hi = job->hi;
   a.init = static_cast<const Cell *>(job->init);
@@ -395,13 +467,14 @@ skss_status run_strips(skss_ctx *ctx, const skss__knap_strips_job *job,
   a.ckpt = static_cast<Cell *>(job->ckpt);
   a.save_every = job->save_every;
   a.best = job->best;
-  void *kern = kernel_of<Cell>(k.kt, k.emax);
-  const size_t smem = ((size_t)a.S + (size_t)D * a.H) * sizeof(Cell);
+  void *kern = kernel_of<Cell>(plan->strip);
+  a.direct = plan->direct;
+  const size_t smem = smem_of(plan->strip, a.H, plan->strips > 1 && !plan->direct, sizeof(Cell));
   SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   if (plan->strips == 1) {
     const int blocks = job->instances;
     void *args[] = {&a};
-    SKSS_CUDA_TRY(ctx, FN, cudaLaunchKernel(kern, dim3(blocks), dim3(k.kt + 32), args, smem, stream));
+    SKSS_CUDA_TRY(ctx, FN, cudaLaunchKernel(kern, dim3(blocks), dim3(KT + 32), args, smem, stream));
     return SKSS_OK;
   }
   /* scratch: progress counters, the blocks' rings, two boundary buffers */
@@ -414,7 +487,7 @@ skss_status run_strips(skss_ctx *ctx, const skss__knap_strips_job *job,
   SKSS_CUDA_TRY(ctx, FN, cudaMemsetAsync(a.progress, 0, sizeof(int) * (size_t)plan->strips, stream));
   void *args[] = {&a};
   /* cooperative: every block of a band is resident, so a strip may wait for its reader */
-  SKSS_CUDA_TRY(ctx, FN, cudaLaunchCooperativeKernel(kern, dim3(plan->blocks), dim3(k.kt + 32), args, smem, stream));
+  SKSS_CUDA_TRY(ctx, FN, cudaLaunchCooperativeKernel(kern, dim3(plan->blocks), dim3(KT + 32), args, smem, stream));
   return SKSS_OK;
 }
 
@@ -428,19 +501,18 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
   SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&smem_max, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   /* the kernel's own counters share the block's shared memory with the dynamic part */
   cudaFuncAttributes attr;
-  SKSS_CUDA_TRY(ctx, FN, cudaFuncGetAttributes(&attr, wide ? kernel_of<long long>(CONFIGS[0].kt, CONFIGS[0].emax)
-                                                           : kernel_of<int>(CONFIGS[0].kt, CONFIGS[0].emax)));
+  SKSS_CUDA_TRY(ctx, FN, cudaFuncGetAttributes(&attr, wide ? kernel_of<long long>(KT * CELLS[0])
+                                                           : kernel_of<int>(KT * CELLS[0])));
   smem_max -= (int)attr.sharedSizeBytes;
   *plan = {};
   plan->halo = (max_weight + 3) & ~3;
   if (plan->halo < 4) plan->halo = 4;
   const long long cells = cap + 1;
   /* a batch of instances that each fit a strip: a block an instance */
-  if (instances > 1 || cells <= 32 * 256) {
-    const long long width = (cells + 31) / 32 * 32;
-    if (width <= MAX_STRIP && (size_t)width * cell <= (size_t)smem_max) {
-      const config k = config_for((int)width);
-      plan->strip = (int)((width + k.kt - 1) / k.kt * k.kt);
+  if (instances > 1 || cells <= (long long)KT * CELLS[1]) {
+    const int width = strip_for(cells);
+    if (cells <= width && plan->halo <= width && smem_of(width, plan->halo, false, cell) <= (size_t)smem_max) {
+      plan->strip = width;
       plan->strips = 1;
       plan->blocks = instances;
       plan->onchip = true;
@@ -452,39 +524,46 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
       return SKSS_OK;
     }
   }
-  /* one instance: about two strips an SM (a knob for tuning: SKSS_KNAP_STRIP cells) */
-  long long strip = (cells + 2LL * sms - 1) / (2LL * sms);
+  /* one instance: the narrowest strips that leave no SM without one, so
+   * that few strips pass halos (a knob for tuning: SKSS_KNAP_STRIP cells) */
+  long long want = (cells + sms - 1) / sms;
   const char *knob = getenv("SKSS_KNAP_STRIP");
-  if (knob != nullptr && atoll(knob) > 0) strip = atoll(knob);
-  if (strip < plan->halo) strip = plan->halo;
-  /* the width a strip of `st` cells takes: rounded up to its configuration's threads */
-  auto rounded = [](long long st) {
-    const config k = config_for((int)st);
-    return (st + k.kt - 1) / k.kt * k.kt;
-  };
-  strip = (strip + 255) / 256 * 256;
-  if (strip > MAX_STRIP) strip = MAX_STRIP;
-  while (strip >= plan->halo && (size_t)(rounded(strip) + (long long)D * plan->halo) * cell > (size_t)smem_max)
-    strip -= 256;
-  if (strip < plan->halo || strip < 256) {
+  if (knob != nullptr && atoll(knob) > 0) want = atoll(knob);
+  int strip = strip_for(want > plan->halo ? want : plan->halo);
+  /* narrower while the shared memory does not hold it */
+  int c = N_CONFIGS - 1;
+  while (c >= 0 && KT * CELLS[c] > strip) c--;
+  /* halos straight into the rows (measured faster: no copy out of a slot),
+   * or with SKSS_KNAP_SLOTS=1 (for tuning) the D slots where they fit */
+  const char *slots_knob = getenv("SKSS_KNAP_SLOTS");
+  plan->direct = !(slots_knob != nullptr && atoi(slots_knob) > 0);
+  while (c >= 0 && KT * CELLS[c] >= plan->halo && !plan->direct &&
+         smem_of(KT * CELLS[c], plan->halo, true, cell) > (size_t)smem_max) {
+    if (smem_of(KT * CELLS[c], plan->halo, false, cell) <= (size_t)smem_max) plan->direct = true;
+    else c--;
+  }
+  while (c >= 0 && smem_of(KT * CELLS[c], plan->halo, !plan->direct, cell) > (size_t)smem_max) c--;
+  if (c < 0 || KT * CELLS[c] < plan->halo) {
     plan->onchip = false; /* items heavier than any strip: rows in device memory */
     plan->strips = 1;
     plan->scratch = 2 * (size_t)skss__knap_row_cells(cap) * cell;
     return SKSS_OK;
   }
-  const config k = config_for((int)strip);
-  plan->strip = (int)((strip + k.kt - 1) / k.kt * k.kt);
+  plan->strip = KT * CELLS[c];
   plan->strips = (int)((cells + plan->strip - 1) / plan->strip);
   plan->onchip = true;
-  const size_t smem = ((size_t)plan->strip + (size_t)D * plan->halo) * cell;
-  void *kern = wide ? kernel_of<long long>(k.kt, k.emax) : kernel_of<int>(k.kt, k.emax);
+  const size_t smem = smem_of(plan->strip, plan->halo, plan->strips > 1 && !plan->direct, cell);
+  void *kern = wide ? kernel_of<long long>(plan->strip) : kernel_of<int>(plan->strip);
   int per_sm = 0;
   SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  SKSS_CUDA_TRY(ctx, FN, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, k.kt + 32, smem));
+  SKSS_CUDA_TRY(ctx, FN, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, KT + 32, smem));
   if (per_sm < 1) per_sm = 1;
   const long long resident = (long long)per_sm * sms;
   plan->blocks = (int)(plan->strips < resident ? plan->strips : resident);
-  if (plan->strips == 1) plan->halo = 0;
+  if (plan->strips == 1) {
+    plan->scratch = 0;
+    return SKSS_OK;
+  }
   size_t bnd = plan->strips > plan->blocks ? 2 * (size_t)items * plan->halo * cell : 0;
   plan->scratch = skss__cuda_align(sizeof(int) * (size_t)plan->strips) +
                   skss__cuda_align((size_t)plan->blocks * R * plan->halo * cell) + skss__cuda_align(bnd);
