@@ -125,9 +125,8 @@
 /* ---- knapsack (knapsack/) ---- */
 /* Threads a block of the papers' kernels: Parallel-Forward, Parallel-Fair, SKSS [untuned]. */
 #define SKSS_CUDA_KNAP_PAPERS_THREADS 128
-/* strips: halo slots, D - 1 items' cells from below in flight by cp.async [untuned]. */
-#define SKSS_CUDA_KNAP_STRIPS_PREFETCH 3
-/* strips: item slots of a block's ring to the strip above [untuned]. */
-#define SKSS_CUDA_KNAP_STRIPS_RING 64
+/* strips: item slots of a block's ring to the strip above, a power of two: the
+ * strip's lead on its reader; 32 is 5x the round trip at 1 us an item [untuned]. */
+#define SKSS_CUDA_KNAP_STRIPS_RING 32
 
 #endif

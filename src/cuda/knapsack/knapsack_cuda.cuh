@@ -79,7 +79,6 @@ typedef struct skss__knap_strips_plan {
   int blocks;       /* P co-resident blocks (m when one band) */
   int halo;         /* Hmax */
   bool onchip;      /* false: heavier items than a strip takes (rows in device memory) */
-  bool direct;      /* halos land in the rows one item ahead: no shared memory for slots */
   size_t scratch;   /* bytes */
 } skss__knap_strips_plan;
 

@@ -9,7 +9,8 @@
  *    waits for its reader only when the ring is full; the top strip of a
  *    band writes every item's cells to a boundary buffer instead, which the
  *    next band's bottom strip reads (two buffers, alternating);
- *  - the cells an item needs from below arrive by cp.async D-1 items ahead;
+ *  - the cells an item needs from below arrive by cp.async one item
+ *    ahead, straight into the halo of the row that item reads;
  *  - decision bits come out of __ballot_sync as 32-bit words (a warp holds
  *    32 consecutive capacities), in the CPU backend's layout;
  *  - a batch whose instances fit one strip runs a block an instance;
@@ -27,9 +28,8 @@
 
 namespace {
 
-constexpr int D = SKSS_CUDA_KNAP_STRIPS_PREFETCH; /* halo slots in flight + 1 */
 constexpr int R = SKSS_CUDA_KNAP_STRIPS_RING;     /* ring slots a block */
-static_assert(D >= 2 && D - 1 < R, "the ring must outlast the prefetch");
+static_assert(R >= 4 && (R & (R - 1)) == 0, "a ring of a power of two slots, past the prefetch");
 
 template <typename Cell>
 struct strips_params {
@@ -38,7 +38,6 @@ struct strips_params {
   const int *w;
   const long long *v;
   int m, S, H;
-  bool direct;   /* halos land in the row itself, one item ahead (no slots) */
   int lo, hi;    /* hi < 0: every instance's items */
   const Cell *init;
   Cell *out;
@@ -84,16 +83,23 @@ __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commi
 template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory"); }
 
+
 __device__ __forceinline__ int round4(int x) { return (x + 3) & ~3; }
 
 __device__ __forceinline__ int ld_relaxed(int *p) {
   return cuda::atomic_ref<int, cuda::thread_scope_device>(*p).load(cuda::memory_order_relaxed);
 }
+/* Block-scope acquire/release on a shared-memory word, addressed as shared
+ * (a generic atomic_ref compiles to a generic load) */
 __device__ __forceinline__ int load_cta(int *p) {
-  return cuda::atomic_ref<int, cuda::thread_scope_block>(*p).load(cuda::memory_order_acquire);
+  int v;
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  asm volatile("ld.acquire.cta.shared::cta.b32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
+  return v;
 }
 __device__ __forceinline__ void store_cta(int *p, int v) {
-  cuda::atomic_ref<int, cuda::thread_scope_block>(*p).store(v, cuda::memory_order_release);
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  asm volatile("st.release.cta.shared::cta.b32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
 }
 /* A compute thread waits for a value the comm warp posts in shared memory. */
 __device__ __forceinline__ void wait_cta(int *p, int need) {
@@ -151,14 +157,10 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
    * (V_{j-1}, with capacities c0 - H .. c0 - 1 of the strip below in its
    * halo) and writes row j&1, so one barrier an item suffices. Every cell
    * reads row[H + l - w] with no test: in the bottom strip the halo holds
-   * the lowest Cell, and lowest + v < 0 <= V takes nothing. Then, with
-   * m > 1, D slots of H cells where the halos land by cp.async D - 1 items
-   * ahead, or (direct, where the slots do not fit) none: a halo lands in
-   * its row one item ahead. */
+   * the lowest Cell, and lowest + v < 0 <= V takes nothing. Item j + 1's
+   * halo lands by cp.async in row j & 1 while item j runs. */
   Cell *smem = reinterpret_cast<Cell *>(smem_raw);
   const int H = a.H, RW = H + KT * E; /* cells a row */
-  const int ahead = a.direct ? 1 : D - 1;  /* items a halo is fetched ahead */
-  Cell *slots = smem + 2 * RW;
   __shared__ int s_done, s_avail, s_freed, s_go;
   /* the items, KT at a time, two chunks staged: weight, halo width, value */
   __shared__ int s_w[2][KT], s_hp[2][KT];
@@ -225,49 +227,31 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
 
     /* hp = w rounded up to 4 (at most H): the halo cells an item reads */
     auto halo_of = [&](int j) { return s_hp[(j / KT) & 1][j % KT]; };
-    /* Cells [c0 - hp, c0) of V_{j-1} into slot j % D (direct: into the
-     * halo of row (j + 1) & 1, which item j reads), from the strip below's
-     * publication of item j - 1 (or `init` for j = 0); the strip below's
-     * progress is >= j (checked before). One group each call. */
-    auto issue_halo = [&](int j) {
-      if (below && j == 0 && a.init == nullptr && a.direct) {
-        const int hp = halo_of(0);
-        for (int q = tid; q < hp; q += KT) row1[H - hp + q] = Cell(0);
-      } else if (below && j < n && (j > 0 || a.init != nullptr)) {
+    /* Cells [c0 - hp, c0) of V_{j-1} into the halo of row (j + 1) & 1,
+     * which item j reads, from the strip below's publication of item
+     * j - 1 (`init` for j = 0, zeros without); the strip below's progress
+     * is >= j (checked before). One cp.async group each call. */
+    auto fetch_halo = [&](int j) {
+      if (below && j < n) {
         const int hp = halo_of(j);
-        Cell *dst = (a.direct ? smem + ((j + 1) & 1) * RW : slots + (j % D) * H) + (H - hp);
-        const Cell *from = j == 0 ? a.init + I.row_off + c0 - hp
-                           : (src_bnd ? src + (size_t)(j - 1) * H : src + (size_t)((j - 1) % R) * H) + (H - hp);
+        Cell *dst = smem + ((j + 1) & 1) * RW + (H - hp);
+        if (j == 0 && a.init == nullptr) {
+          for (int q = tid; q < hp; q += KT) dst[q] = Cell(0);
+        } else {
+          const Cell *from = j == 0 ? a.init + I.row_off + c0 - hp
+                             : (src_bnd ? src + (size_t)(j - 1) * H : src + (size_t)((j - 1) & (R - 1)) * H) + (H - hp);
 #pragma unroll 1
-        for (int q = tid; q < hp / V4; q += KT) cp_async16(dst + q * V4, from + q * V4);
+          for (int q = tid; q < hp / V4; q += KT) cp_async16(dst + q * V4, from + q * V4);
+        }
       }
       cp_async_commit();
     };
-    /* Halo j from its slot into the halo of `row`: each thread copies the
-     * chunks it fetched itself (landed: cp_async_wait before). */
-    auto install_halo = [&](int j, Cell *row) {
-      if (!below || j >= n || a.direct) return;
-      const int hp = halo_of(j);
-      if (j == 0 && a.init == nullptr) {
-        for (int q = tid; q < hp; q += KT) row[H - hp + q] = Cell(0);
-        return;
-      }
-      const Cell *slot = slots + (j % D) * H + (H - hp);
-#pragma unroll 1
-      for (int q = tid; q < hp / V4; q += KT)
-        *reinterpret_cast<int4 *>(row + H - hp + q * V4) = *reinterpret_cast<const int4 *>(slot + q * V4);
-    };
 #pragma unroll
     for (int e = 0; e < E; e++) row1[H + e * KT + tid] = own[e];
-    for (int j = 0; j < ahead; j++) {
-      if (below && j > 0 && j < n) wait_cta(&s_avail, j); /* V_{j-1} of the strip below is out */
-      issue_halo(j);
-    }
-    if (a.direct) cp_async_wait<0>();
-    else cp_async_wait<D - 2>();
-    install_halo(0, row1);
-    /* item 0 prefetches item `ahead`'s halo */
-    if (tid == 0 && below && ahead < n) wait_cta(&s_avail, ahead);
+    fetch_halo(0);
+    cp_async_wait<0>();
+    /* item 0 fetches item 1's halo: the strip below is past item 0 */
+    if (tid == 0 && below && 1 < n) wait_cta(&s_avail, 1);
     /* the first row and its halo are in place for every thread */
     compute_sync<KT>();
 
@@ -276,7 +260,7 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
       /* chunk j / KT - 1 is done with: its buffer takes the chunk after this one */
       if (j % KT == 0 && j > 0) stage_items(j / KT + 1);
       /* the next prefetch: the strip below's progress was checked before the barrier */
-      issue_halo(j + ahead);
+      fetch_halo(j + 1);
       const int w = s_w[(j / KT) & 1][j % KT];
       const Cell v = s_v[(j / KT) & 1][j % KT];
       Cell *rd = smem + ((j + 1) & 1) * RW, *wr = smem + (j & 1) * RW;
@@ -309,7 +293,7 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
       /* V_j's top cells, those the strip above reads for item j + 1, from the registers */
       if (reader && j + 1 < n) {
         const int hp = halo_of(j + 1);
-        Cell *slot = (pub_bnd ? pub + (size_t)j * H : pub + (size_t)(j % R) * H) + (H - S);
+        Cell *slot = (pub_bnd ? pub + (size_t)j * H : pub + (size_t)(j & (R - 1)) * H) + (H - S);
 #pragma unroll
         for (int e = 0; e < E; e++)
           if ((e + 1) * KT > S - H && e * KT + tid >= S - hp) slot[e * KT + tid] = own[e];
@@ -322,13 +306,11 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
         for (int e = 0; e < E; e++)
           if (c0 + e * KT + tid <= cap) row[c0 + e * KT + tid] = own[e];
       }
-      if (a.direct) cp_async_wait<0>();
-      else cp_async_wait<D - 2>();
-      install_halo(j + 1, wr);
+      cp_async_wait<0>();
       if (tid == 0 && a.m > 1) {
         /* what the next item needs of the neighbours: the strip below's
-         * item j + ahead for the prefetch, the reader past the slot to reuse */
-        if (below && j + 1 + ahead < n) wait_cta(&s_avail, j + 1 + ahead);
+         * item j + 1 for the next fetch, the reader past the slot to reuse */
+        if (below && j + 2 < n) wait_cta(&s_avail, j + 2);
         if (reader && !pub_bnd && j + 2 < n) wait_cta(&s_freed, j + 2 - R);
       }
       /* row j&1, its halo, the published cells and the next item's slot are in place */
@@ -400,10 +382,9 @@ static int strip_for(long long cells) {
   return MAX_STRIP;
 }
 
-/* Dynamic shared memory of a strip: two rows with their halos, and with
- * strips below it the D halo slots. */
-static size_t smem_of(int strip, int halo, bool slots, size_t cell) {
-  return (2 * ((size_t)strip + (size_t)halo) + (slots ? (size_t)D * halo : 0)) * cell;
+/* Dynamic shared memory of a strip: two rows with their halos. */
+static size_t smem_of(int strip, int halo, size_t cell) {
+  return 2 * ((size_t)strip + (size_t)halo) * cell;
 }
 
 const char *const FN = "skss_knapsack()";
@@ -468,8 +449,7 @@ skss_status run_strips(skss_ctx *ctx, const skss__knap_strips_job *job,
   a.save_every = job->save_every;
   a.best = job->best;
   void *kern = kernel_of<Cell>(plan->strip);
-  a.direct = plan->direct;
-  const size_t smem = smem_of(plan->strip, a.H, plan->strips > 1 && !plan->direct, sizeof(Cell));
+  const size_t smem = smem_of(plan->strip, a.H, sizeof(Cell));
   SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   if (plan->strips == 1) {
     const int blocks = job->instances;
@@ -511,7 +491,7 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
   /* a batch of instances that each fit a strip: a block an instance */
   if (instances > 1 || cells <= (long long)KT * CELLS[1]) {
     const int width = strip_for(cells);
-    if (cells <= width && plan->halo <= width && smem_of(width, plan->halo, false, cell) <= (size_t)smem_max) {
+    if (cells <= width && plan->halo <= width && smem_of(width, plan->halo, cell) <= (size_t)smem_max) {
       plan->strip = width;
       plan->strips = 1;
       plan->blocks = instances;
@@ -533,16 +513,7 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
   /* narrower while the shared memory does not hold it */
   int c = N_CONFIGS - 1;
   while (c >= 0 && KT * CELLS[c] > strip) c--;
-  /* halos straight into the rows (measured faster: no copy out of a slot),
-   * or with SKSS_KNAP_SLOTS=1 (for tuning) the D slots where they fit */
-  const char *slots_knob = getenv("SKSS_KNAP_SLOTS");
-  plan->direct = !(slots_knob != nullptr && atoi(slots_knob) > 0);
-  while (c >= 0 && KT * CELLS[c] >= plan->halo && !plan->direct &&
-         smem_of(KT * CELLS[c], plan->halo, true, cell) > (size_t)smem_max) {
-    if (smem_of(KT * CELLS[c], plan->halo, false, cell) <= (size_t)smem_max) plan->direct = true;
-    else c--;
-  }
-  while (c >= 0 && smem_of(KT * CELLS[c], plan->halo, !plan->direct, cell) > (size_t)smem_max) c--;
+  while (c >= 0 && smem_of(KT * CELLS[c], plan->halo, cell) > (size_t)smem_max) c--;
   if (c < 0 || KT * CELLS[c] < plan->halo) {
     plan->onchip = false; /* items heavier than any strip: rows in device memory */
     plan->strips = 1;
@@ -552,7 +523,7 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
   plan->strip = KT * CELLS[c];
   plan->strips = (int)((cells + plan->strip - 1) / plan->strip);
   plan->onchip = true;
-  const size_t smem = smem_of(plan->strip, plan->halo, plan->strips > 1 && !plan->direct, cell);
+  const size_t smem = smem_of(plan->strip, plan->halo, cell);
   void *kern = wide ? kernel_of<long long>(plan->strip) : kernel_of<int>(plan->strip);
   int per_sm = 0;
   SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
