@@ -161,11 +161,11 @@ __global__ void __launch_bounds__(shape<sizeof(UT)>::THREADS) onepass_kernel(con
     if (lane < WARPS) s_warp_excl[lane] = incl - x;
     const long long aggregate = skss_warp::broadcast(incl, 31);
     long long prefix = 0;
+    /* in place: release, so that a tile which sees this status word also sees our loads done */
+    if (p.in_place && lane == 0) __threadfence();
     if (t == 0) {
       if (lane == 0) status_put(p, t, SKSS__CP_INCLUSIVE, aggregate);
     } else {
-      /* in place: release, so that a tile which sees this count also sees our loads done */
-      if (p.in_place && lane == 0) __threadfence();
       if (lane == 0) status_put(p, t, SKSS__CP_AGGREGATE, aggregate);
       prefix = look_back(p, t, lane);
       /* in place: acquire, so our writes follow the loads of every tile counted */
