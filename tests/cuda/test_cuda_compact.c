@@ -338,17 +338,19 @@ static void test_unaligned_pointers(void **state) {
   tu_rng_init(&r, tu_seed() + 24);
   const int64_t n = small_only() ? 999 : 100003;
   for (int t = 0; t < N_DTYPES; t++) {
-    for (int p = SKSS_COMPACT_KEEP_GT; p <= SKSS_COMPACT_KEEP_MASK_BITS; p += 3) {
+    static const skss_compact_keep KEEPS[] = {SKSS_COMPACT_KEEP_GT, SKSS_COMPACT_KEEP_NE, SKSS_COMPACT_KEEP_MASK_BYTES,
+                                              SKSS_COMPACT_KEEP_MASK_BITS};
+    for (size_t q = 0; q < sizeof KEEPS / sizeof KEEPS[0]; q++) {
+      const skss_compact_keep p = KEEPS[q];
       skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
       d.dtype = DTYPES[t];
-      d.keep = (skss_compact_keep)p;
+      d.keep = p;
       d.n = n;
       tu_compact_scalars(&r, d.dtype, 0, &d.a, &d.b);
       const size_t elem = skss_dtype_size(d.dtype);
       uint8_t *h_in = malloc((size_t)n * elem + 16), *mask = malloc((size_t)n + 16);
       assert_true(h_in != NULL && mask != NULL);
       tu_compact_fill(&r, &d, h_in, mask);
-      const int64_t ref_n = n;
       expected want = {-1, malloc((size_t)n * elem), malloc((size_t)n * 8)};
       d.mask = p >= SKSS_COMPACT_KEEP_MASK_BYTES ? mask : NULL;
       TU_OK(ORACLE, skss_compact(ORACLE, &d, h_in, want.values, want.indices, &want.count));
@@ -384,7 +386,6 @@ static void test_unaligned_pointers(void **state) {
           CASE_FAIL("%s unaligned %s %s: indices differ", alg_name(alg), skss_dtype_name(d.dtype), KEEP_NAMES[p]);
         free(got);
       }
-      (void)ref_n;
       cudaFree(b_in);
       cudaFree(b_mask);
       cudaFree(b_out);
