@@ -36,7 +36,7 @@ extern "C" {
 #define BENCH_ERRLEN 256
 #define BENCH_MAX_SIZES 16
 #define BENCH_MAX_VERSIONS 8
-#define BENCH_MAX_TARGETS 16
+#define BENCH_MAX_TARGETS 32
 
 /* ---- configuration -------------------------------------------------------- */
 
