@@ -36,7 +36,7 @@ extern "C" {
 #define BENCH_ERRLEN 256
 #define BENCH_MAX_SIZES 16
 #define BENCH_MAX_VERSIONS 8
-#define BENCH_MAX_TARGETS 16
+#define BENCH_MAX_TARGETS 32
 
 /* ---- configuration -------------------------------------------------------- */
 
@@ -450,6 +450,38 @@ typedef struct bench_gpu_peer_result {
  * unsupported type pair; err says why), or -1 with err set. */
 int bench_gpu_sat_peer(bench_gpu *gpu, bench_gpu_peer peer, const bench_gpu_sat *sat,
                        const bench_plan *plan, bench_gpu_peer_result *res, char err[BENCH_ERRLEN]);
+
+/* Compaction (bench_cuda_compact.cu). Waits for the stream, then checks a
+ * device output of n elements of `elem` bytes and its device count against
+ * the device copy of the reference (ref_count elements): the count, the
+ * kept bytes, and 0xA5 past them; 0, or -1 with err set. */
+int bench_gpu_compact_check(bench_gpu *gpu, const void *out, const int64_t *count_dev, const void *ref,
+                            int64_t ref_count, size_t elem, int64_t n, char err[BENCH_ERRLEN]);
+
+/* The in-process GPU peers of a compaction case (keep x > above). */
+enum {
+  BENCH_GPU_COMPACT_CUB_IF = 0,  /* cub::DeviceSelect::If */
+  BENCH_GPU_COMPACT_CUB_FLAGGED, /* cub::DeviceSelect::Flagged, flags made beforehand */
+  BENCH_GPU_COMPACT_THRUST,      /* thrust::copy_if */
+  BENCH_GPU_COMPACT_PEERS
+};
+
+typedef struct bench_gpu_compact {
+  int64_t n;
+  skss_dtype dtype;
+  int indices;         /* outputs are int64 indices, not values */
+  skss_scalar above;
+  const void *in_dev;
+  const void *ref_dev; /* the reference outputs on the device */
+  int64_t ref_count;
+} bench_gpu_compact;
+
+/* Runs a peer once (its count and outputs are compared with the reference:
+ * res->total is 0 when they agree, -1 when not), warms up and times it.
+ * Returns 0, 1 when the peer has no instantiation for the case (err says
+ * so), or -1 with err set. */
+int bench_gpu_compact_peer(bench_gpu *gpu, int peer, const bench_gpu_compact *c, const bench_plan *plan,
+                           bench_gpu_peer_result *res, char err[BENCH_ERRLEN]);
 
 /* skss__cuda_sat_set_hybrid_r() (src/cuda/sat/sat_hooks.h), for the sweep. */
 skss_status bench_gpu_set_hybrid_r(skss_ctx *ctx, double r);

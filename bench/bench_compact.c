@@ -31,8 +31,13 @@
  * Every case is timed on the host with the paper's sequential loop on
  * cpu-ref (timed on the reference's context, as the knapsack paper's
  * Sequential row) and every other algorithm the cpu and cuda backends have
- * (scan-cpu; the cuda backend has no compaction algorithm yet, so its rows
- * come when it does). --quick: Table 1's 6 smallest sizes, Figure 8 for u8
+ * (scan-cpu; flag-scan-scatter, flag-cpuscan-scatter, onepass). In a GPU
+ * run the cuda rows run on device copies of the input (bench_device_ops:
+ * device output and count, the call asynchronous), timed with CUDA events,
+ * checked on the device against the uploaded reference; the in-process
+ * peers (bench_cuda_compact.cu) are cub::DeviceSelect::If and ::Flagged and
+ * thrust::copy_if on the same device input, and gpu_peers.py adds torch's
+ * x[x > t] and torch.nonzero. --quick: Table 1's 6 smallest sizes, Figure 8 for u8
  * and f64 at those sizes, the selectivity sweep at 2^20. --sizes replaces
  * the n of all three.
  *
@@ -277,11 +282,19 @@ typedef struct compact_job {
   int64_t count, ref_count;
   int indices;     /* outputs are indices, not values */
   size_t out_elem; /* bytes of one output: the value's or an index's */
+  /* GPU runs: device copies of the input and the reference, a device output and count */
+  bench_gpu *gpu;
+  void *dev_in, *dev_out, *dev_ref;
+  int64_t *dev_count;
 } compact_job;
 
 static void compact_release(void *p) {
   compact_job *job = p;
   if (job == NULL) return;
+  bench_gpu_free(job->dev_in);
+  bench_gpu_free(job->dev_out);
+  bench_gpu_free(job->dev_ref);
+  bench_gpu_free(job->dev_count);
   free(job->in);
   free(job->out);
   free(job->ref);
@@ -424,6 +437,92 @@ static double compact_bytes(const void *p) {
          (double)job->ref_count * (double)job->out_elem;
 }
 
+/* ---- on the device ------------------------------------------------------------------ */
+
+static int compact_device_check(void *p, int algorithm, char err[BENCH_ERRLEN]) {
+  compact_job *job = p;
+  (void)algorithm;
+  return bench_gpu_compact_check(job->gpu, job->dev_out, job->dev_count, job->dev_ref, job->ref_count,
+                                 job->out_elem, job->desc.n, err);
+}
+
+static int compact_device_poison(void *p, char err[BENCH_ERRLEN]) {
+  compact_job *job = p;
+  if (bench_gpu_fill(job->gpu, job->dev_count, 0xA5, sizeof(int64_t), err) != 0) return -1;
+  return bench_gpu_fill(job->gpu, job->dev_out, 0xA5, (size_t)job->desc.n * job->out_elem, err);
+}
+
+/* Device copies of the input and the reference, a device output and count;
+ * then the check must reject the poisoned output where anything is kept. */
+static int compact_upload(void *p, bench_gpu *gpu, char err[BENCH_ERRLEN]) {
+  compact_job *job = p;
+  char detail[BENCH_ERRLEN];
+  const size_t n = (size_t)job->desc.n, in_bytes = n * skss_dtype_size(job->desc.dtype);
+  const size_t ref_bytes = (size_t)job->ref_count * job->out_elem;
+  job->gpu = gpu;
+  job->dev_in = bench_gpu_alloc(in_bytes, err);
+  job->dev_out = job->dev_in ? bench_gpu_alloc(n * job->out_elem, err) : NULL;
+  job->dev_ref = job->dev_out ? bench_gpu_alloc(ref_bytes, err) : NULL;
+  job->dev_count = job->dev_ref ? bench_gpu_alloc(sizeof(int64_t), err) : NULL;
+  if (job->dev_count == NULL || bench_gpu_upload(gpu, job->dev_in, job->in, in_bytes, err) != 0 ||
+      bench_gpu_upload(gpu, job->dev_ref, job->ref, ref_bytes, err) != 0 ||
+      bench_gpu_upload(gpu, job->dev_count, &job->ref_count, sizeof(int64_t), err) != 0 ||
+      bench_gpu_fill(gpu, job->dev_out, 0xA5, n * job->out_elem, err) != 0)
+    return -1;
+  if (job->ref_count > 0 &&
+      bench_gpu_compact_check(gpu, job->dev_out, job->dev_count, job->dev_ref, job->ref_count, job->out_elem,
+                              job->desc.n, detail) == 0) {
+    snprintf(err, BENCH_ERRLEN, "the device check accepted a poisoned output");
+    return -1;
+  }
+  return 0;
+}
+
+static skss_status compact_device_run(void *p, skss_ctx *ctx, int algorithm) {
+  compact_job *job = p;
+  skss_compact_desc d = job->desc;
+  d.algorithm = (skss_compact_algorithm)algorithm;
+  return skss_compact(ctx, &d, job->dev_in, job->indices ? NULL : job->dev_out,
+                      job->indices ? job->dev_out : NULL, job->dev_count);
+}
+
+/* CUB's DeviceSelect::If and ::Flagged and thrust::copy_if on the same
+ * device input, each checked against the reference. */
+static void compact_device_peers(void *p, const bench_config *cfg, bench_report *rep, size_t case_index) {
+  compact_job *job = p;
+  const bench_gpu_compact c = {job->desc.n, job->desc.dtype, job->indices, job->desc.a,
+                               job->dev_in, job->dev_ref, job->ref_count};
+  const bench_plan plan = bench_gpu_plan_for(cfg);
+  const double items = rep->cases.items[case_index].items;
+  for (int k = 0; k < BENCH_GPU_COMPACT_PEERS; k++) {
+    bench_gpu_peer_result res;
+    char err[BENCH_ERRLEN] = "";
+    const int rc = bench_gpu_compact_peer(job->gpu, k, &c, &plan, &res, err);
+    if (rc > 0) continue; /* no instantiation for this dtype: no row */
+    bench_row *r = bench_report_add_row(rep, case_index);
+    if (r == NULL) return;
+    r->is_peer = 1;
+    r->on_gpu = 1;
+    snprintf(r->algorithm, sizeof r->algorithm, "%s", res.name);
+    snprintf(r->backend, sizeof r->backend, "peer");
+    snprintf(r->check, sizeof r->check, "n/a");
+    if (rc != 0) {
+      r->outcome = BENCH_ROW_FAILED;
+      snprintf(r->message, sizeof r->message, "%s", err);
+      continue;
+    }
+    r->t = res.t;
+    r->bytes = res.bytes;
+    r->throughput = items / res.t.median_s;
+    snprintf(r->check, sizeof r->check, "%s", res.total < 0 ? "differs" : "agrees");
+    if (res.total < 0) snprintf(r->message, sizeof r->message, "%s", err);
+    else if (k == BENCH_GPU_COMPACT_CUB_FLAGGED) snprintf(r->message, sizeof r->message, "flags made beforehand");
+  }
+}
+
+static const bench_device_ops COMPACT_DEVICE = {compact_upload, compact_device_run, compact_device_poison,
+                                                compact_device_check, compact_device_peers};
+
 const bench_primitive bench_compact = {SKSS_OP_COMPACT, "compact",     compact_add_cases,
                                        compact_prepare, compact_run,   compact_poison,
-                                       compact_check,   compact_bytes, compact_release, NULL};
+                                       compact_check,   compact_bytes, compact_release, &COMPACT_DEVICE};

@@ -126,3 +126,25 @@ double bench_gpu_halftone_step_s(bench_gpu *gpu, skss_dither_kernel kernel, char
   absent(err);
   return 0;
 }
+
+int bench_gpu_compact_check(bench_gpu *gpu, const void *out, const int64_t *count_dev, const void *ref,
+                            int64_t ref_count, size_t elem, int64_t n, char err[BENCH_ERRLEN]) {
+  (void)gpu;
+  (void)out;
+  (void)count_dev;
+  (void)ref;
+  (void)ref_count;
+  (void)elem;
+  (void)n;
+  return absent(err);
+}
+
+int bench_gpu_compact_peer(bench_gpu *gpu, int peer, const bench_gpu_compact *c, const bench_plan *plan,
+                           bench_gpu_peer_result *res, char err[BENCH_ERRLEN]) {
+  (void)gpu;
+  (void)peer;
+  (void)c;
+  (void)plan;
+  (void)res;
+  return absent(err);
+}

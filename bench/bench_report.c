@@ -262,6 +262,54 @@ static void gpu_targets(bench_report *rep) {
   }
 }
 
+/* ---- the GPU compaction targets (issue 22), on suite compact-papers' cases ---------- */
+
+/* The compaction case of `table` with n elements and `variant` ("f32 values, 50%"), or -1. */
+static long compact_case(const bench_report *rep, const char *table, int64_t n, const char *variant) {
+  for (size_t k = 0; k < rep->cases.count; k++) {
+    const bench_case *c = &rep->cases.items[k];
+    if (c->op == SKSS_OP_COMPACT && strcmp(c->table, table) == 0 && c->p.compact.n == n &&
+        strcmp(c->variant, variant) == 0)
+      return (long)k;
+  }
+  return -1;
+}
+
+static void compact_latency_target(bench_report *rep, long ci, double goal_us, const char *what) {
+  const bench_row *r = fastest_cuda(rep, ci);
+  bench_target *t = ci < 0 || r == NULL ? NULL : add_target(rep, goal_us, "us");
+  if (t == NULL) return;
+  t->at_most = 1;
+  snprintf(t->what, sizeof t->what, "%s: fastest cuda algorithm (%s), median device time", what, r->algorithm);
+  t->value = r->t.median_s * 1e6;
+}
+
+static void compact_targets(bench_report *rep) {
+  static const char *const VARIANTS[] = {"f32 values, 0%", "f32 values, 50%", "f32 values, 100%"};
+  const long big = compact_case(rep, "compaction selectivity", (int64_t)1 << 28, "f32 values, 50%");
+  if (big >= 0 && fastest_cuda(rep, big) != NULL) {
+    const bench_row *r = fastest_cuda(rep, big);
+    bench_target *t = add_target(rep, 85, "% copy");
+    if (t != NULL) {
+      snprintf(t->what, sizeof t->what, "compact f32 2^28 50%%: fastest cuda algorithm (%s), share of the device copy",
+               r->algorithm);
+      t->value = r->pct_copy;
+    }
+  }
+  for (size_t v = 0; v < sizeof VARIANTS / sizeof VARIANTS[0]; v++)
+    for (int lg = 20; lg <= 30; lg += 4) {
+      const long ci = compact_case(rep, "compaction selectivity", (int64_t)1 << lg, VARIANTS[v]);
+      if (ci < 0 || fastest_cuda(rep, ci) == NULL) continue;
+      char what[64];
+      snprintf(what, sizeof what, "compact %s", VARIANTS[v]);
+      gpu_peer_target(rep, ci, "cub DeviceSelect::If", 1, what);
+    }
+  compact_latency_target(rep, compact_case(rep, "compaction paper Table 1, n >= 32768", 65536, "f32 values, 50%"), 5,
+                         "compact f32 2^16");
+  compact_latency_target(rep, compact_case(rep, "compaction paper Table 1, n >= 32768", 8388600, "f32 values, 50%"),
+                         20, "compact f32 8,388,600 (the paper's largest)");
+}
+
 void bench_relate(const bench_config *cfg, bench_report *rep) {
   for (size_t k = 0; k < rep->n_rows; k++) relate_row(rep, &rep->rows[k]);
   halftone_targets(cfg, rep);
@@ -269,4 +317,5 @@ void bench_relate(const bench_config *cfg, bench_report *rep) {
   knapsack_target(rep, "dp", "cpu");
   knapsack_target(rep, "taskarray-cpu", "cpu");
   gpu_targets(rep);
+  compact_targets(rep);
 }

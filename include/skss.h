@@ -568,10 +568,33 @@ typedef union skss_scalar {
   double f;
 } skss_scalar;
 
+/* Compaction algorithms. On CUDA every one takes host or device pointers
+ * (any mix; host data is staged through the context's device arena and the
+ * call then waits), runs on the context's stream, and with `in`, the mask,
+ * the outputs and `count` all in device memory returns without waiting
+ * (the count is written by the device; skss_ctx_synchronize() reports
+ * deferred errors). n may reach 2^40 on CUDA. */
 typedef enum skss_compact_algorithm {
   SKSS_COMPACT_ALGORITHM_AUTO = 0,
   SKSS_COMPACT_ALGORITHM_LOOP = 1,    /* sequential, CPU_REF and CPU: test, copy, count */
-  SKSS_COMPACT_ALGORITHM_SCAN_CPU = 2 /* ours, CPU: parallel count, scan, scatter */
+  SKSS_COMPACT_ALGORITHM_SCAN_CPU = 2, /* ours, CPU: parallel count, scan, scatter */
+  /* The paper's three steps on CUDA, one kernel each: flags; an exclusive
+   * prefix sum of the flags (warp scans, one warp summing the warps'
+   * totals, a level per 8 x 1024 block sums); the scatter. Eight elements
+   * a thread as two groups of four; block size and grid from n and the
+   * device's threads-per-block limit (the paper's Figure 4). In place it
+   * scatters into n elements of device scratch and copies the kept back. */
+  SKSS_COMPACT_ALGORITHM_FLAG_SCAN_SCATTER = 3,
+  /* The same with step 2 on the host (the paper's Solution 1 ablation):
+   * the flags come back to the host, which scans them, and the positions
+   * go back to the device. Always waits for the device. */
+  SKSS_COMPACT_ALGORITHM_FLAG_CPUSCAN_SCATTER = 4,
+  /* Ours, CUDA (AUTO there): one pass, each element read once and each
+   * kept element written once; a block's output offset comes from earlier
+   * blocks by decoupled look-back, the count is written by the last block.
+   * In place with no scratch (docs/algorithms/compact.md says why that is
+   * safe). */
+  SKSS_COMPACT_ALGORITHM_ONEPASS = 5
 } skss_compact_algorithm;
 
 typedef struct skss_compact_desc {
@@ -594,8 +617,10 @@ typedef struct skss_compact_desc {
  * (required). NaN compares false except for NE and NONZERO. Outputs must not
  * overlap `in`, the mask or each other (SKSS_ERR_INVALID_ARG), except that
  * out_values may be `in` itself: in place, the kept elements move to the
- * front of `in` (scan-cpu then uses n elements of scratch); slots past
- * *count are never written. `in` and `mask` may be NULL when n == 0. RANGE
+ * front of `in` (scan-cpu and flag-scan-scatter then use n elements of
+ * scratch); slots past *count are never written. On the cuda backend any
+ * pointer may be host or device memory, `count` included (see
+ * skss_compact_algorithm). `in` and `mask` may be NULL when n == 0. RANGE
  * with a >= b keeps nothing. */
 SKSS_API skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc,
                                   const void *in, void *out_values /* OUT, optional */,

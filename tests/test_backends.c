@@ -782,71 +782,6 @@ static void cp_one(int index, skss_compact_desc d, const void *in) {
   free(indices);
 }
 
-/* Element k of type t from a double (floats), or from raw bits (integers, wrapping). */
-static void cp_store(skss_dtype t, void *data, int64_t k, uint64_t bits, double f) {
-  uint8_t *p = (uint8_t *)data + (size_t)k * skss_dtype_size(t);
-  if (t == SKSS_DTYPE_F32) {
-    const float v = (float)f;
-    memcpy(p, &v, 4);
-  } else if (t == SKSS_DTYPE_F64) {
-    memcpy(p, &f, 8);
-  } else {
-    for (size_t b = 0; b < skss_dtype_size(t); b++) p[b] = (uint8_t)(bits >> (8 * b));
-  }
-}
-
-static uint64_t cp_max(skss_dtype t) { /* the largest value's bits */
-  const unsigned bits = 8u * (unsigned)skss_dtype_size(t);
-  const uint64_t all = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-  return tu_dtype_is_signed(t) ? all >> 1 : all;
-}
-
-/* The dtype's awkward values: the scalars and their neighbours, 0, +-1, the
- * limits; for floats also NaN, -NaN, infinities, -0.0 and the least
- * subnormal. Integers as raw bits (stored wrapping), floats as doubles. */
-static int cp_specials(const skss_compact_desc *d, uint64_t *bits, double *f) {
-  int n = 0;
-  if (tu_dtype_is_float(d->dtype)) {
-    const bool single = d->dtype == SKSS_DTYPE_F32;
-    const double fixed[] = {0.0, 1.0, -1.0, NAN, -NAN, INFINITY, -INFINITY, -0.0,
-                            single ? 0x1p-149 : 0x1p-1074, single ? 0x1.fffffep127 : 0x1.fffffffffffffp1023};
-    for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) f[n++] = fixed[k];
-    const double sc[2] = {single ? (double)(float)d->a.f : d->a.f, single ? (double)(float)d->b.f : d->b.f};
-    for (int s = 0; s < 2; s++) {
-      f[n++] = sc[s];
-      f[n++] = single ? (double)nextafterf((float)sc[s], INFINITY) : nextafter(sc[s], INFINITY);
-      f[n++] = single ? (double)nextafterf((float)sc[s], -INFINITY) : nextafter(sc[s], -INFINITY);
-    }
-    return n;
-  }
-  const uint64_t hi = cp_max(d->dtype), fixed[] = {0, 1, ~(uint64_t)0, hi, ~hi, d->a.u, d->b.u};
-  for (size_t k = 0; k < sizeof fixed / sizeof fixed[0]; k++) bits[n++] = fixed[k];
-  for (int s = 0; s < 2; s++) {
-    bits[n++] = (s ? d->b.u : d->a.u) + 1;
-    bits[n++] = (s ? d->b.u : d->a.u) - 1;
-  }
-  return n;
-}
-
-/* Random elements, a quarter of them awkward; masks random with bits past
- * n set (to be ignored). */
-static void cp_fill(tu_rng *r, const skss_compact_desc *d, void *in, uint8_t *mask) {
-  uint64_t bits[16] = {0};
-  double f[16] = {0};
-  const int n_specials = cp_specials(d, bits, f);
-  for (int64_t k = 0; k < d->n; k++) {
-    if (tu_range(r, 0, 3) == 0) {
-      const int64_t pick = tu_range(r, 0, n_specials - 1);
-      cp_store(d->dtype, in, k, bits[pick], f[pick]);
-    } else {
-      cp_store(d->dtype, in, k, tu_next(r), (tu_unit(r) - 0.5) * 8.0);
-    }
-  }
-  for (int64_t k = 0; k < d->n; k++) mask[k] = tu_range(r, 0, 1) ? (uint8_t)tu_range(r, 1, 255) : 0;
-  if (d->keep == SKSS_COMPACT_KEEP_MASK_BITS && d->n % 8 != 0)
-    mask[d->n / 8] |= (uint8_t)(0xFF << (d->n % 8));
-}
-
 /* Runs one of tu_compact_large()'s cases; `next` counts the cases. */
 static void cp_large(void *next, skss_compact_desc d, const void *in) {
   int *index = next;
@@ -877,7 +812,7 @@ static void test_compact(void **state) {
           uint8_t *mask = malloc((size_t)d.n + 1);
           assert_true(in != NULL && mask != NULL);
           d.mask = p >= SKSS_COMPACT_KEEP_MASK_BYTES ? mask : NULL;
-          cp_fill(&r, &d, in, mask);
+          tu_compact_fill(&r, &d, in, mask);
           cp_one(index++, d, d.n == 0 ? NULL : in);
           free(in);
           free(mask);

@@ -73,6 +73,12 @@ void tu_knapsack_free(tu_knapsack *in);
  * inf) as b (floats). */
 void tu_compact_scalars(tu_rng *r, skss_dtype t, int which, skss_scalar *a, skss_scalar *b);
 
+/* n elements of d->dtype for a compaction test: random, a quarter of them
+ * awkward (the scalars and their neighbours, 0, +-1, the type's limits;
+ * floats also NaN, -NaN, infinities, -0.0, the least subnormal), and a
+ * random mask of n bytes whose bits past n are set (to be ignored). */
+void tu_compact_fill(tu_rng *r, const skss_compact_desc *d, void *in, uint8_t *mask);
+
 /* The large compaction cases: a million f32 in [0, 1) kept below 0, 0.5
  * and 2 (selectivities 0, 50 and 100 %), then a million-bit random mask;
  * each is handed to check(arg, desc, input). */

@@ -11,6 +11,11 @@ the cuda backend runs, with cpu_peers.py's arguments plus the GPU timing plan
                     latency is not timed (as bench_cuda.cu times ours)
   cv2.integral      on the host CPU with --threads threads, padded (its only
                     layout), the CPU plan
+Compaction specs (compact:N:DTYPE:values|indices[:gtT]) get, besides NumPy on
+the host (cpu_peers.py):
+  torch x[x > t]    values, on the GPU, timed as above (torch syncs for the
+                    count, as its users pay)
+  torch.nonzero     indices of x > t, on the GPU
 Other specs get cpu_peers.py's peers. Inputs come from cpu_peers.py's generator
 (f64: 53 random bits, as bench_fill_unit_f64). Signatures are totals; u32 and
 i32 tables report theirs modulo 2^32 as the C side stores them.
@@ -119,6 +124,44 @@ def sat_peers(spec, fields, a, plan):
     return [torch_peer(spec, img, tout, a, nbytes), cv2_peer(spec, img, tout, a, plan)]
 
 
+TORCH_COMPACT = {"u8": "uint8", "i8": "int8", "u16": "uint16", "i16": "int16", "u32": "uint32",
+                 "i32": "int32", "u64": "uint64", "i64": "int64", "f32": "float32", "f64": "float64"}
+
+
+def torch_compact_peer(spec, fields, a):
+    """x[x > t] (values) or torch.nonzero(x > t) (indices) on the GPU; the
+    signature is the kept count and the sum of kept indices, as the C side's."""
+    n, dtype, what = int(fields[0]), fields[1], fields[2]
+    name = "torch.nonzero" if what == "indices" else "torch x[x > t]"
+    try:
+        import torch
+        if not torch.cuda.is_available():
+            raise ImportError("torch sees no CUDA device")
+        data = cp.compact_input(n, a.seed, dtype)
+        t = fields[3][2:] if len(fields) > 3 else ("0.5" if dtype == "f32" else "0")
+        x = torch.from_numpy(data).cuda()
+        tt = torch.tensor(data.dtype.type(float(t) if dtype in ("f32", "f64") else int(t)), device="cuda")
+        if what == "indices":
+            def fn():
+                return torch.nonzero(x > tt).squeeze(1)
+        else:
+            def fn():
+                return x[x > tt]
+        kept = torch.nonzero(x > tt).squeeze(1)
+        signature = [int(kept.numel()), int(kept.sum().item()) if kept.numel() else 0]
+        out_elem = 8 if what == "indices" else data.itemsize
+        nbytes = float(data.nbytes + kept.numel() * out_elem)
+        del kept
+        gpu_plan = cp.Plan(types.SimpleNamespace(min_time=a.gpu_min_time, max_time=a.gpu_max_time,
+                                                 min_runs=a.gpu_min_runs, repeat=a.repeat))
+        st = time_gpu(torch, fn, gpu_plan, a.repeat if a.repeat > 0 else a.gpu_max_runs)
+        del x, tt
+        torch.cuda.empty_cache()
+        return cp.row(spec, name, 0, signature=signature, bytes=nbytes, device="gpu", **st)
+    except Exception as exc:  # a missing torch or an unsupported dtype is a result, not a crash
+        return {**cp.failed(spec, name, exc, 0), "device": "gpu"}
+
+
 def main():
     ap = cp.arg_parser(__doc__.splitlines()[0])
     ap.add_argument("--gpu-min-time", type=float, default=0.1)
@@ -131,6 +174,8 @@ def main():
         kind, *fields = spec.split(":")
         try:
             results.extend(sat_peers(spec, fields, a, plan) if kind == "sat" else cp.run_case(spec, a, plan, cache))
+            if kind == "compact":
+                results.append(torch_compact_peer(spec, fields, a))
         except Exception as exc:  # one broken case must not lose the others
             results.append(cp.failed(spec, kind, exc))
     try:

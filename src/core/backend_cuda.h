@@ -7,6 +7,7 @@
 #define SKSS_BACKEND_CUDA_H
 
 #include "internal.h"
+#include "cpu/compact_impl.h"
 #include "cpu/sat_impl.h"
 
 #ifdef __cplusplus
@@ -95,6 +96,13 @@ typedef struct skss__knapsack_call {
 
 /* `algorithm` is a CUDA knapsack algorithm (AUTO already resolved). */
 skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsack_call *call);
+/* A validated compaction on the CUDA backend (core/compact_api.c): the
+ * job's pointers and `count` may each be host or device memory
+ * (src/cuda/compact/compact_dispatch.cu stages host data through the
+ * context's device arena and then waits; an all-device call is
+ * asynchronous). `algorithm` is a CUDA compaction algorithm (AUTO resolved). */
+skss_status skss__cuda_compact(skss_ctx *ctx, int algorithm, const skss__compact_job *job, int64_t *count);
+
 /* Copies `bytes` between any host and device memory, synchronously on the context's stream. */
 skss_status skss__cuda_copy(skss_ctx *ctx, const char *fn, void *dst, const void *src, size_t bytes);
 

@@ -41,6 +41,12 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
   (void)call;
   return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_knapsack(): this build has no CUDA backend");
 }
+skss_status skss__cuda_compact(skss_ctx *ctx, int algorithm, const skss__compact_job *job, int64_t *count) {
+  (void)algorithm;
+  (void)job;
+  (void)count;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_compact(): this build has no CUDA backend");
+}
 skss_status skss__cuda_copy(skss_ctx *ctx, const char *fn, void *dst, const void *src, size_t bytes) {
   (void)dst;
   (void)src;

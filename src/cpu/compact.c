@@ -35,7 +35,6 @@
  *    (NE, NONZERO);
  *  - masks: the bytes' != 0 flags, or the bit mask's words as they are.
  */
-#include <math.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
@@ -64,12 +63,9 @@
 #endif
 #define SKSS__INLINE static inline __attribute__((always_inline))
 
-/* The predicate as one interval test (see the top of the file). */
-typedef struct keep_test {
-  uint64_t lo, span;    /* integers: the bits of lo; span = hi - lo */
-  double lo_f, hi_f;    /* floats */
-  uint8_t invert;       /* 1 for NE and NONZERO */
-} keep_test;
+/* The predicate as one interval test (see the top of the file), computed by
+ * the core (compact_impl.h). */
+typedef skss__compact_rule keep_test;
 
 typedef struct scan_state scan_state;
 /* Flags the block's elements [begin, begin + len) into bits[]; returns how many are kept. */
@@ -100,72 +96,6 @@ struct scan_state {
   _Alignas(64) _Atomic int64_t next_block;
   char pad[64 - sizeof(int64_t)];
 };
-
-/* ---- predicates as interval tests ------------------------------------- */
-
-static bool is_signed_dtype(skss_dtype t) {
-  return t == SKSS_DTYPE_I8 || t == SKSS_DTYPE_I16 || t == SKSS_DTYPE_I32 || t == SKSS_DTYPE_I64;
-}
-
-/* Integers in "keys": signed values with the sign bit flipped order like
- * unsigned ones, so one uint64 interval serves every integer dtype. */
-static keep_test integer_test(const skss__compact_job *job) {
-  const bool is_signed = is_signed_dtype(job->dtype);
-  const unsigned bits = 8u * (unsigned)skss_dtype_size(job->dtype);
-  const uint64_t flip = is_signed ? UINT64_C(1) << 63 : 0;
-  const uint64_t tmin = flip - (is_signed ? UINT64_C(1) << (bits - 1) : 0);
-  const uint64_t tmax = tmin + (UINT64_MAX >> (64 - bits));
-  const uint64_t a = is_signed ? (uint64_t)job->a.i ^ flip : job->a.u;
-  const uint64_t b = is_signed ? (uint64_t)job->b.i ^ flip : job->b.u;
-  uint64_t lo = a, hi = a;
-  bool empty = false;
-  switch (job->predicate) {
-    case SKSS_COMPACT_KEEP_LT: empty = a == 0; lo = 0; hi = a - 1; break;
-    case SKSS_COMPACT_KEEP_LE: lo = 0; break;
-    case SKSS_COMPACT_KEEP_GT: empty = a == UINT64_MAX; lo = a + 1; hi = UINT64_MAX; break;
-    case SKSS_COMPACT_KEEP_GE: hi = UINT64_MAX; break;
-    case SKSS_COMPACT_KEEP_RANGE: empty = b == 0; hi = b - 1; break;
-    case SKSS_COMPACT_KEEP_NONZERO: lo = hi = flip; break;
-    default: break; /* EQ, NE: [a, a] */
-  }
-  bool invert = job->predicate == SKSS_COMPACT_KEEP_NE || job->predicate == SKSS_COMPACT_KEEP_NONZERO;
-  if (lo < tmin) lo = tmin;
-  if (hi > tmax) hi = tmax;
-  if (empty || lo > hi) { /* keeping nothing is inverting everything */
-    lo = tmin;
-    hi = tmax;
-    invert = !invert;
-  }
-  return (keep_test){.lo = lo ^ flip, .span = hi - lo, .invert = invert};
-}
-
-/* The next value of the dtype's float format above / below v; NaN past an infinity. */
-static double float_up(double v, bool single) {
-  if (v == INFINITY) return NAN;
-  return single ? (double)nextafterf((float)v, INFINITY) : nextafter(v, INFINITY);
-}
-static double float_down(double v, bool single) {
-  if (v == -INFINITY) return NAN;
-  return single ? (double)nextafterf((float)v, -INFINITY) : nextafter(v, -INFINITY);
-}
-
-static keep_test float_test(const skss__compact_job *job) {
-  const bool single = job->dtype == SKSS_DTYPE_F32;
-  const double a = single ? (double)(float)job->a.f : job->a.f;
-  const double b = single ? (double)(float)job->b.f : job->b.f;
-  double lo = a, hi = a;
-  switch (job->predicate) {
-    case SKSS_COMPACT_KEEP_LT: lo = -INFINITY; hi = float_down(a, single); break;
-    case SKSS_COMPACT_KEEP_LE: lo = -INFINITY; break;
-    case SKSS_COMPACT_KEEP_GT: lo = float_up(a, single); hi = INFINITY; break;
-    case SKSS_COMPACT_KEEP_GE: hi = INFINITY; break;
-    case SKSS_COMPACT_KEEP_RANGE: hi = float_down(b, single); break;
-    case SKSS_COMPACT_KEEP_NONZERO: lo = hi = 0.0; break;
-    default: break; /* EQ, NE: [a, a] */
-  }
-  const bool invert = job->predicate == SKSS_COMPACT_KEEP_NE || job->predicate == SKSS_COMPACT_KEEP_NONZERO;
-  return (keep_test){.lo_f = lo, .hi_f = hi, .invert = invert};
-}
 
 /* ---- step 1: flags ------------------------------------------------------ */
 
@@ -466,13 +396,6 @@ static scatter_fn choose_scatter(skss__cpu_isa isa, size_t width, bool want_valu
   return level_of(isa)->scatter[width][column];
 }
 
-static keep_test choose_test(const skss__compact_job *job) {
-  if (job->predicate == SKSS_COMPACT_KEEP_MASK_BYTES || job->predicate == SKSS_COMPACT_KEEP_MASK_BITS)
-    return (keep_test){.invert = 0};
-  if (job->dtype == SKSS_DTYPE_F32 || job->dtype == SKSS_DTYPE_F64) return float_test(job);
-  return integer_test(job);
-}
-
 /* ---- the pipeline ------------------------------------------------------- */
 
 /* Status words carry their whole message (a count or a prefix); nothing else
@@ -566,7 +489,7 @@ skss_status skss__compact_scan_cpu(skss_ctx *ctx, const skss__compact_job *in_jo
   scan_state s = {
       .job = job,
       .flag_source = mask ? (const void *)job->mask : job->in,
-      .test = choose_test(job),
+      .test = job->rule,
       .flag = choose_flag(level_of(isa), job->predicate, job->dtype),
       .scatter = choose_scatter(isa, skss_dtype_size(job->dtype), job->values != NULL,
                                 job->indices != NULL),

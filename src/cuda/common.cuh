@@ -23,6 +23,12 @@ typedef struct skss__cuda_state {
   size_t epoch_words;
   int epoch;
   unsigned long long epoch_tickets; /* tickets handed out since the buffer was zeroed */
+  /* compaction's tile status words, 64-bit {epoch, kind, value}, and their
+   * ticket counter (compact/compact_dispatch.cu: skss__cp_status_take) */
+  void *cp_status;
+  size_t cp_status_words;
+  unsigned cp_epoch;
+  unsigned long long cp_tickets;
 } skss__cuda_state;
 
 static inline skss__cuda_state *skss__cuda(skss_ctx *ctx) {

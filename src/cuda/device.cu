@@ -57,6 +57,7 @@ extern "C" void skss__cuda_ctx_release(skss_ctx *ctx) {
   if (st == NULL) return;
   if (st->arena) cudaFree(st->arena);
   if (st->epoch_buf) cudaFree(st->epoch_buf);
+  if (st->cp_status) cudaFree(st->cp_status);
   if (st->owns_stream) cudaStreamDestroy(st->stream);
   free(st);
   ctx->cuda = NULL;

@@ -41,7 +41,8 @@ static const char USAGE[] =
     "  --indices F      also write the kept elements' indices (int64) to F\n"
     "                   (a .npy other than OUT)\n"
     "  --backend B      auto (default), cpu-ref, cpu, cuda\n"
-    "  --algorithm A    auto (default), loop, scan-cpu\n"
+    "  --algorithm A    auto (default), loop, scan-cpu; cuda: onepass, flag-scan-scatter,\n"
+    "                   flag-cpuscan-scatter\n"
     "  --threads N      CPU threads (default: all online CPUs)\n"
     "  --json           print the report as one JSON object\n";
 
