@@ -272,7 +272,9 @@ class Gpu:
 
     def context(self, ctx, op):
         if ctx is None:
-            ctx = active_context() or self.default_context()
+            ctx = active_context()
+            if ctx is None:
+                ctx = self.default_context()
         elif not isinstance(ctx, _skss.Context):
             raise TypeError(f"ctx must be a skss.Context, not {type(ctx).__name__}")
         backend = ctx.backend  # raises on a closed context
