@@ -158,6 +158,18 @@ SKSS_API int skss_ctx_threads(const skss_ctx *ctx);
 SKSS_API const char *skss_ctx_last_error(const skss_ctx *ctx);
 /* Waits for the context's queued work (CUDA) and returns its deferred error. */
 SKSS_API skss_status skss_ctx_synchronize(skss_ctx *ctx);
+/* Moves the context's later calls to `cuda_stream` (a cudaStream_t of the
+ * context's device; cudaStreamLegacy and cudaStreamPerThread work too), or
+ * with NULL to the context's own blocking stream, so that one context
+ * follows a caller whose current stream changes (PyTorch's, CuPy's). Work
+ * the context queued on its previous stream is ordered before its later
+ * work on the new one (an event recorded on the previous stream, which must
+ * still exist; no host synchronisation); ordering the caller's own work
+ * stays the caller's. Setting the current stream again does nothing. The
+ * thread's current device is left as it was. Contexts without CUDA (CPU
+ * backends, AUTO without a device): NULL does nothing, any other stream is
+ * SKSS_ERR_UNSUPPORTED. */
+SKSS_API skss_status skss_ctx_set_stream(skss_ctx *ctx, void *cuda_stream);
 
 /* Information about a CUDA device, for `skss info`. */
 typedef struct skss_device_info {

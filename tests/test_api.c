@@ -42,6 +42,12 @@ static void test_backends(void **state) {
 
   ctx = tu_ctx(SKSS_BACKEND_CPU, 3);
   assert_int_equal(skss_ctx_threads(ctx), 3);
+  /* a CPU context has no stream to move: NULL is a no-op, any other refused */
+  assert_int_equal(skss_ctx_set_stream(ctx, NULL), SKSS_OK);
+  int not_a_stream = 0;
+  assert_int_equal(skss_ctx_set_stream(ctx, &not_a_stream), SKSS_ERR_UNSUPPORTED);
+  assert_non_null(strstr(skss_ctx_last_error(ctx), "skss_ctx_set_stream(): the cpu backend"));
+  assert_int_equal(skss_ctx_set_stream(NULL, NULL), SKSS_ERR_INVALID_ARG);
   skss_ctx_destroy(ctx);
 
   ctx = tu_ctx(SKSS_BACKEND_AUTO, 0);

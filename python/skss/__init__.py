@@ -1,24 +1,41 @@
 """skss: summed-area tables, box filters, error-diffusion halftoning, the 0-1
-knapsack and stream compaction on NumPy arrays, by the skss C library.
+knapsack and stream compaction on NumPy arrays and on GPU arrays (CuPy,
+PyTorch, JAX), by the skss C library.
 
 Every function takes an optional ``ctx`` (a :class:`Context`); without one it
-uses the calling thread's default context (backend ``auto``: the GPU where the
-library has kernels for the primitive, else all CPU cores). Algorithm and
-kernel names are the command-line tool's (``skss sat --help``). Errors of the
-library raise :class:`Error` subclasses carrying its one-line message; wrong
-argument types, shapes or dtypes raise ``TypeError`` or ``ValueError`` naming
-the argument. The GIL is released while the library works.
+uses the innermost ``with skss.Context(...)`` block of the thread, else the
+thread's default context: for NumPy arrays backend ``auto`` (the GPU where
+the library has kernels for the primitive, else all CPU cores), for GPU
+arrays a ``cuda`` context on the array's device.
+
+GPU arrays -- a ``torch.Tensor`` or ``cupy.ndarray`` on a CUDA device, or any
+array with ``__dlpack__`` / ``__cuda_array_interface__`` there (JAX arrays
+among them, taken through CuPy or PyTorch) -- are used in place, never copied
+(except strided inputs whose rows the C API cannot address through a pitch,
+copied once on the device). The work is queued on the library's current
+stream (``torch.cuda.current_stream()``, ``cupy.cuda.get_current_stream()``)
+and the results are arrays of the caller's library on the same device; calls
+return without waiting for the GPU, except those that return Python ints
+(compaction's count, one knapsack's value). JAX results are handed back after
+the stream is synchronised.
+
+Algorithm and kernel names are the command-line tool's (``skss sat --help``).
+Errors of the library raise :class:`Error` subclasses carrying its one-line
+message; wrong argument types, shapes, dtypes or devices raise ``TypeError``
+or ``ValueError`` naming the argument. The GIL is released while the library
+works.
 """
 from __future__ import annotations
 
 import functools
 import math
 import operator
-import threading
 
 import numpy as np
 
-from . import _skss
+from . import _arrays, _skss
+from ._arrays import HOST as _HOST
+from ._arrays import space as _space
 from ._skss import (  # noqa: F401  (re-exported)
     CallbackError,
     CudaError,
@@ -40,7 +57,7 @@ __all__ = [
 __version__ = _skss.version()
 
 # The library's enumerations, by the names the CLI uses.
-_OP = {"sat": 0, "halftone": 1, "knapsack": 2, "compact": 3}
+_OP = _arrays._OP
 _DTYPES = {
     np.dtype(np.uint8): 1, np.dtype(np.int8): 2, np.dtype(np.uint16): 3, np.dtype(np.int16): 4,
     np.dtype(np.uint32): 5, np.dtype(np.int32): 6, np.dtype(np.uint64): 7, np.dtype(np.int64): 8,
@@ -61,40 +78,39 @@ _KEEP = {"lt": 0, "le": 1, "gt": 2, "ge": 3, "eq": 4, "ne": 5, "range": 6, "nonz
 class Context(_skss.Context):
     """A backend and its resources: ``Context(backend="auto", device=0, threads=0)``.
 
-    ``backend`` is ``"auto"``, ``"cpu-ref"``, ``"cpu"`` or ``"cuda"``; ``threads``
-    0 means all online CPUs. Use it as a context manager, or call
-    :meth:`close`; a closed context raises ``InvalidArgumentError``.
+    ``backend`` is ``"auto"``, ``"cpu-ref"``, ``"cpu"`` or ``"cuda"``; ``device``
+    the CUDA device ordinal; ``threads`` 0 means all online CPUs. As a context
+    manager it is also the thread's *active* context: calls inside the
+    ``with`` block that pass no ``ctx`` run on it, and it is closed at the
+    end. Or pass it as ``ctx=`` and call :meth:`close`; a closed context
+    raises ``InvalidArgumentError``. :meth:`synchronize` waits for the GPU
+    work it queued (calls on GPU arrays return before the GPU is done).
     """
 
     def __enter__(self) -> "Context":
+        _arrays.push_context(self)
         return self
 
     def __exit__(self, *exc) -> None:
+        _arrays.pop_context(self)
         self.close()
 
     def __repr__(self) -> str:
         if self.closed:
             return "skss.Context(closed)"
+        if self.backend == "cuda":
+            return f"skss.Context(backend='cuda', device={self.device}, threads={self.threads})"
         return f"skss.Context(backend={self.backend!r}, threads={self.threads})"
 
 
-_local = threading.local()
-
-
 def default_context() -> Context:
-    """The calling thread's default context (backend ``auto``), made on first use."""
-    ctx = getattr(_local, "ctx", None)
-    if ctx is None or ctx.closed:
-        ctx = _local.ctx = Context()
-    return ctx
+    """The calling thread's default context for NumPy arrays (backend ``auto``),
+    made on first use. GPU arrays run on the thread's ``cuda`` context for
+    their device unless a context is given or active."""
+    return _arrays.default_context()
 
 
-def _ctx(ctx):
-    if ctx is None:
-        return default_context()
-    if not isinstance(ctx, _skss.Context):
-        raise TypeError(f"ctx must be a skss.Context, not {type(ctx).__name__}")
-    return ctx
+_ctx = _arrays.ctx_or_default
 
 
 @functools.lru_cache(maxsize=None)
@@ -107,40 +123,10 @@ def _algorithm(op: str, name: str) -> int:
     return alg
 
 
-def _array(name: str, a, ndim=None, dtypes=None) -> np.ndarray:
-    """`a` as a NumPy array whose rows are contiguous (copied once if not)."""
-    if type(a) is not np.ndarray and (hasattr(a, "__cuda_array_interface__") or (
-            hasattr(a, "__dlpack_device__") and a.__dlpack_device__()[0] not in (1, 3))):
-        raise TypeError(f"{name}: GPU arrays are not supported yet by the skss package; "
-                        "pass a NumPy array")
-    arr = np.asarray(a)
-    if ndim is not None and arr.ndim not in ((ndim,) if isinstance(ndim, int) else ndim):
-        raise ValueError(f"{name} must have {ndim} dimensions, not {arr.ndim} (shape {arr.shape})")
-    if dtypes is not None and arr.dtype not in dtypes:
-        names = ", ".join(str(np.dtype(t)) for t in dtypes)
-        raise TypeError(f"{name} has dtype {arr.dtype}; expected one of: {names}")
-    if arr.ndim >= 1 and arr.size > 0 and (arr.strides[-1] != arr.itemsize or
-                                           any(s < 0 for s in arr.strides) or
-                                           any(s % arr.itemsize for s in arr.strides)):
-        arr = np.ascontiguousarray(arr)
-    if not arr.flags.aligned:  # e.g. a chunk unpickled from a network buffer
-        arr = arr.copy()
-    return arr
-
-
-def _out(name: str, out, shape, dtype) -> np.ndarray:
-    if out is None:
-        return np.empty(shape, dtype)
-    if not isinstance(out, np.ndarray):
-        raise TypeError(f"{name} must be a NumPy array, not {type(out).__name__}")
-    if out.shape != tuple(shape) or out.dtype != np.dtype(dtype):
-        raise ValueError(f"{name} must have shape {tuple(shape)} and dtype {np.dtype(dtype)}, "
-                         f"not {out.shape} and {out.dtype}")
-    if not out.flags.writeable:
-        raise ValueError(f"{name} is read-only")
-    if out.ndim >= 1 and out.size > 0 and out.strides[-1] != out.itemsize:
-        raise ValueError(f"{name} must have contiguous rows")
-    return out
+def _on(sp, body, *args):
+    """body(space, *args) on a GPU array's device, its result in the caller's types."""
+    with sp.scope():
+        return sp.finish(body(sp, *args))
 
 
 def sat(a, dtype=None, layout: str = "inclusive", squared: bool = False, algorithm: str = "auto",
@@ -153,69 +139,111 @@ def sat(a, dtype=None, layout: str = "inclusive", squared: bool = False, algorit
     int32, float32 or float64; int32 -> int32; uint32 -> uint32; float32 ->
     float32 (default) or float64; float64 -> float64. Integer sums wrap
     modulo 2^32. With ``squared=True`` returns ``(sums, sums_of_squares)``.
+
+    ``a`` may be a NumPy array or a CUDA array (CuPy, PyTorch, JAX, anything
+    with ``__dlpack__`` or ``__cuda_array_interface__``): a GPU array is read
+    in place (rows with a pitch too) and the result is an array of the same
+    library on the same device, computed on that library's current stream
+    (the call returns without waiting for the GPU). ``out`` must then be one
+    of that library's arrays on that device, of the result's shape and dtype.
     """
-    arr = _array("a", a, 2, _SAT_PAIRS)
-    outs = _SAT_PAIRS[arr.dtype]
-    out_dtype = np.dtype(outs[0] if dtype is None else dtype)
+    sp = _space(a)
+    if sp is _HOST:
+        return _sat(sp, a, dtype, layout, squared, algorithm, out, ctx)
+    return _on(sp, _sat, a, dtype, layout, squared, algorithm, out, ctx)
+
+
+def _sat(sp, a, dtype, layout, squared, algorithm, out, ctx):
+    arr = sp.array("a", a, 2, _SAT_PAIRS)
+    in_dtype = sp.dtype(arr)
+    outs = _SAT_PAIRS[in_dtype]
+    out_dtype = np.dtype(outs[0]) if dtype is None else sp.np_dtype(dtype)
     if out_dtype not in [np.dtype(t) for t in outs]:
-        raise TypeError(f"dtype: the SAT of {arr.dtype} comes as one of "
+        raise TypeError(f"dtype: the SAT of {in_dtype} comes as one of "
                         f"{', '.join(str(np.dtype(t)) for t in outs)}, not {out_dtype}")
     if layout not in ("inclusive", "padded"):
         raise ValueError(f"layout must be 'inclusive' or 'padded', not {layout!r}")
     pad = layout == "padded"
     shape = (arr.shape[0] + pad, arr.shape[1] + pad)
-    result = _out("out", out, shape, out_dtype)
-    sq = np.empty(shape, out_dtype) if squared else None
-    if arr.size == 0:
-        result[...] = 0
+    result = sp.out("out", out, shape, out_dtype)
+    sq = sp.empty(shape, out_dtype) if squared else None
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        sp.zero(result)
         if sq is not None:
-            sq[...] = 0
+            sp.zero(sq)
     else:
-        _skss.sat(_ctx(ctx), arr, _DTYPES[arr.dtype], result, _DTYPES[out_dtype], sq, int(pad),
-                  _algorithm("sat", algorithm))
+        sp.run(ctx, "sat", _skss.sat, sp.raw(arr), _DTYPES[in_dtype], sp.raw(result), _DTYPES[out_dtype],
+               None if sq is None else sp.raw(sq), int(pad), _algorithm("sat", algorithm))
     return (result, sq) if squared else result
 
 
-def boxfilter(img, radius: int, border: str = "clip", *, ctx: Context | None = None):
+def boxfilter(img, radius: int, border: str = "clip", *, out=None, ctx: Context | None = None):
     """Mean filter of radius ``radius`` (a (2r+1)^2 window) of a uint8 image.
 
     ``border="clip"`` averages over the part of the window inside the image;
     ``"zero"`` counts the outside as zeros. Means are rounded half up, exactly.
+    A GPU image gives a GPU result of its library, as :func:`sat` does.
     """
-    arr = _array("img", img, 2, (np.dtype(np.uint8),))
+    sp = _space(img)
+    if sp is _HOST:
+        return _boxfilter(sp, img, radius, border, out, ctx)
+    return _on(sp, _boxfilter, img, radius, border, out, ctx)
+
+
+def _boxfilter(sp, img, radius, border, out, ctx):
+    arr = sp.array("img", img, 2, (np.dtype(np.uint8),))
     r = operator.index(radius)
     if r < 0:
         raise ValueError(f"radius must be >= 0, not {r}")
     if border not in ("clip", "zero"):
         raise ValueError(f"border must be 'clip' or 'zero', not {border!r}")
-    result = np.empty(arr.shape, np.uint8)
-    if arr.size:
-        _skss.boxfilter(_ctx(ctx), arr, result, r, 0 if border == "clip" else 1, 0)
+    result = sp.out("out", out, tuple(arr.shape), np.uint8)
+    if arr.shape[0] and arr.shape[1]:
+        sp.run(ctx, "sat", _skss.boxfilter, sp.raw(arr), sp.raw(result), r, 0 if border == "clip" else 1, 0)
     return result
 
 
 def halftone(img, kernel: str = "fs", threshold: int = 128, bits: bool = False,
-             algorithm: str = "auto", *, ctx: Context | None = None):
+             algorithm: str = "auto", *, out=None, ctx: Context | None = None):
     """Error-diffusion halftone of a uint8 image (H x W) or batch (N x H x W).
 
     Returns 0/255 bytes of the same shape, or with ``bits=True`` 8 pixels a
     byte (first pixel in the most significant bit), shape (..., ceil(W/8)).
     ``kernel``: fs (Floyd-Steinberg, byte for byte Pillow's ``convert('1')``),
-    jjn, stucki, burkes, sierra3, sierra2, sierra-lite, atkinson.
+    jjn, stucki, burkes, sierra3, sierra2, sierra-lite, atkinson. A GPU image
+    gives a GPU result of its library, as :func:`sat` does.
     """
-    arr = _array("img", img, (2, 3), (np.dtype(np.uint8),))
+    sp = _space(img)
+    if sp is _HOST:
+        return _halftone(sp, img, kernel, threshold, bits, algorithm, out, ctx)
+    return _on(sp, _halftone, img, kernel, threshold, bits, algorithm, out, ctx)
+
+
+def _halftone(sp, img, kernel, threshold, bits, algorithm, out, ctx):
+    arr = sp.array("img", img, (2, 3), (np.dtype(np.uint8),))
     k = _skss.dither_kernel_from_name(kernel) if isinstance(kernel, str) else -1
     if k < 0:
         raise ValueError(f"kernel: unknown dither kernel {kernel!r}")
     t = operator.index(threshold)
     if not 0 <= t <= 255:
         raise ValueError(f"threshold must be in 0..255, not {t}")
-    batch = arr if arr.ndim == 3 else arr[np.newaxis]
-    n, h, w = batch.shape
-    result = np.empty((n, h, (w + 7) // 8 if bits else w), np.uint8)
-    if batch.size:
-        _skss.halftone(_ctx(ctx), batch, result, k, t, bool(bits), _algorithm("halftone", algorithm))
-    return result if arr.ndim == 3 else result[0]
+    shape = tuple(arr.shape[:-1]) + ((arr.shape[-1] + 7) // 8 if bits else arr.shape[-1],)
+    result = sp.out("out", out, shape, np.uint8)
+    if arr.shape[-1] and arr.shape[-2] and arr.shape[0]:
+        batch = arr if arr.ndim == 3 else arr[None]
+        batch_out = result if arr.ndim == 3 else result[None]
+        sp.run(ctx, "halftone", _skss.halftone, sp.raw(batch), sp.raw(batch_out), k, t, bool(bits),
+               _algorithm("halftone", algorithm))
+    return result
+
+
+def _items(sp, name, x):
+    """Knapsack weights or values as int64 (integers converted once)."""
+    x = sp.adopt(name, x)
+    dt = sp.dtype(x)
+    if dt is not None and dt.kind in "iub" and dt != np.int64:
+        x = sp.astype(x, np.int64)
+    return sp.array(name, x, (1, 2), (np.dtype(np.int64),))
 
 
 def knapsack(weights, values, capacity: int, value_only: bool = False, *, by_capacity: bool = False,
@@ -227,31 +255,42 @@ def knapsack(weights, values, capacity: int, value_only: bool = False, *, by_cap
     taken)``: the optimum and a boolean mask of the chosen items (the same
     set on every backend), or the value alone with ``value_only=True``; for a
     batch, arrays of K. ``by_capacity=True`` appends the optimum for every
-    capacity 0..C (an int64 array of C + 1, or K x (C + 1)).
+    capacity 0..C (an int64 array of C + 1, or K x (C + 1)). With GPU arrays
+    the masks and tables are arrays of their library on their device; the
+    value of one instance is a Python int (the call waits for it).
     """
-    w = _array("weights", np.asarray(weights).astype(np.int64, copy=False)
-               if np.asarray(weights).dtype.kind in "iub" else weights, (1, 2), (np.dtype(np.int64),))
-    v = _array("values", np.asarray(values).astype(np.int64, copy=False)
-               if np.asarray(values).dtype.kind in "iub" else values, (1, 2), (np.dtype(np.int64),))
-    if w.shape != v.shape:
-        raise ValueError(f"weights and values must have the same shape, not {w.shape} and {v.shape}")
+    sp = _space(weights)
+    if sp is _HOST:
+        sp = _space(values)
+    if sp is _HOST:
+        return _knapsack(sp, weights, values, capacity, value_only, by_capacity, algorithm, max_bytes, ctx)
+    return _on(sp, _knapsack, weights, values, capacity, value_only, by_capacity, algorithm, max_bytes, ctx)
+
+
+def _knapsack(sp, weights, values, capacity, value_only, by_capacity, algorithm, max_bytes, ctx):
+    w = _items(sp, "weights", weights)
+    v = _items(sp, "values", values)
+    if tuple(w.shape) != tuple(v.shape):
+        raise ValueError(f"weights and values must have the same shape, not {tuple(w.shape)} and "
+                         f"{tuple(v.shape)}")
     c = operator.index(capacity)
     if c < 0:
         raise ValueError(f"capacity must be >= 0, not {c}")
     batch = w.ndim == 2
-    w2 = np.ascontiguousarray(w if batch else w[np.newaxis])
-    v2 = np.ascontiguousarray(v if batch else v[np.newaxis])
+    w2 = sp.contiguous(w if batch else w[None])
+    v2 = sp.contiguous(v if batch else v[None])
     k, n = w2.shape
     if batch and k == 0:
         raise ValueError("weights: a batch needs at least one instance")
-    best = np.empty(k, np.int64)
-    taken = None if value_only else np.empty((k, n), np.uint8)
-    table = np.empty((k, c + 1), np.int64) if by_capacity else None
-    _skss.knapsack(_ctx(ctx), w2, v2, c, _algorithm("knapsack", algorithm), operator.index(max_bytes),
-                   best, taken, table)
+    best = sp.empty((k,), np.int64) if batch else np.empty(1, np.int64)
+    taken = None if value_only else sp.empty((k, n), np.uint8)
+    table = sp.empty((k, c + 1), np.int64) if by_capacity else None
+    sp.run(ctx, "knapsack", _skss.knapsack, sp.raw(w2), sp.raw(v2), c,
+           _algorithm("knapsack", algorithm), operator.index(max_bytes), sp.raw(best),
+           None if taken is None else sp.raw(taken), None if table is None else sp.raw(table))
     result = [best if batch else int(best[0])]
     if not value_only:
-        mask = taken.astype(bool)
+        mask = sp.view(taken, np.bool_)
         result.append(mask if batch else mask[0])
     if by_capacity:
         result.append(table if batch else table[0])
@@ -285,11 +324,21 @@ def compact(a, *, gt=None, ge=None, lt=None, le=None, eq=None, ne=None, range=No
     compare as NumPy 2 does (``a[a > x]``: integers exactly, float32 with the
     scalar rounded to float32; NaN only passes ``ne``). Returns the kept
     values, or ``(values, indices)`` with ``indices=True`` (int64), or the
-    indices alone with ``values=False``.
+    indices alone with ``values=False``. For a GPU array (and mask) the
+    results are views of the first ``count`` elements of arrays of its
+    library on its device (the call waits for the count).
     """
-    arr = _array("a", a, 1, _DTYPES)
+    sp = _space(a)
     given = {k: x for k, x in (("gt", gt), ("ge", ge), ("lt", lt), ("le", le), ("eq", eq),
                               ("ne", ne), ("range", range), ("mask", mask)) if x is not None}
+    if sp is _HOST:
+        return _compact(sp, a, given, indices, values, algorithm, ctx)
+    return _on(sp, _compact, a, given, indices, values, algorithm, ctx)
+
+
+def _compact(sp, a, given, indices, values, algorithm, ctx):
+    arr = sp.array("a", a, 1, _DTYPES)
+    dtype = sp.dtype(arr)
     if len(given) > 1:
         raise ValueError(f"give one predicate, not {', '.join(given)}")
     if not values and not indices:
@@ -298,21 +347,21 @@ def compact(a, *, gt=None, ge=None, lt=None, le=None, eq=None, ne=None, range=No
     n = arr.shape[0]
     lo = hi = 0
     m = None
-    integer = arr.dtype.kind in "iu"
+    integer = dtype.kind in "iu"
     if keep == "mask":
-        m = np.asarray(x)
-        if m.shape != (n,):
-            raise ValueError(f"mask must have shape ({n},), not {m.shape}")
-        if m.dtype not in (np.dtype(bool), np.dtype(np.uint8)):
-            raise TypeError(f"mask has dtype {m.dtype}; expected bool or uint8")
-        m = np.ascontiguousarray(m).view(np.uint8)
+        m = sp.adopt("mask", x)
+        if tuple(m.shape) != (n,):
+            raise ValueError(f"mask must have shape ({n},), not {tuple(m.shape)}")
+        if sp.dtype(m) not in (np.dtype(bool), np.dtype(np.uint8)):
+            raise TypeError(f"mask has dtype {sp.dtype(m) or m.dtype}; expected bool or uint8")
+        m = sp.view(sp.contiguous(m), np.uint8)
         keep = "mask_bytes"
     elif keep == "range":
         lo, hi = x
         if integer:
             lo_f, hi_f = float(lo), float(hi)
             if math.isnan(lo_f) or math.isnan(hi_f):
-                return _all_or_nothing(arr, False, values, indices)
+                return _all_or_nothing(sp, arr, False, values, indices)
             lo = math.ceil(lo_f) if not isinstance(lo, (int, np.integer)) else int(lo)
             hi = math.ceil(hi_f) if not isinstance(hi, (int, np.integer)) else int(hi)
     elif keep != "nonzero":
@@ -320,21 +369,23 @@ def compact(a, *, gt=None, ge=None, lt=None, le=None, eq=None, ne=None, range=No
         if integer and not isinstance(x, (int, np.integer)):
             keep2, lo = _int_bounds(keep, x)
             if keep2 is None:
-                return _all_or_nothing(arr, lo, values, indices)
+                return _all_or_nothing(sp, arr, lo, values, indices)
             keep = keep2
         elif integer:
             lo = int(x)
     if integer:
-        lo, hi, keep, decided = _clamp_int(arr.dtype, keep, lo, hi)
+        lo, hi, keep, decided = _clamp_int(dtype, keep, lo, hi)
         if decided is not None:
-            return _all_or_nothing(arr, decided, values, indices)
-    out_v = np.empty(n, arr.dtype) if values else None
-    out_i = np.empty(n, np.int64) if indices else None
-    count = _skss.compact(_ctx(ctx), arr if n else None, n, _DTYPES[arr.dtype], _KEEP[keep], lo, hi,
-                          m if n else None, out_v, out_i, _algorithm("compact", algorithm))
+            return _all_or_nothing(sp, arr, decided, values, indices)
+    out_v = sp.empty((n,), dtype) if values else None
+    out_i = sp.empty((n,), np.int64) if indices else None
+    count = sp.run(ctx, "compact", _skss.compact, sp.raw(arr) if n else None, n, _DTYPES[dtype], _KEEP[keep],
+                   lo, hi, sp.raw(m) if n and m is not None else None,
+                   None if out_v is None else sp.raw(out_v), None if out_i is None else sp.raw(out_i),
+                   _algorithm("compact", algorithm))
     if values and indices:
-        return out_v[:count].copy(), out_i[:count].copy()
-    return out_v[:count].copy() if values else out_i[:count].copy()
+        return sp.trim(out_v, count), sp.trim(out_i, count)
+    return sp.trim(out_v, count) if values else sp.trim(out_i, count)
 
 
 def _clamp_int(dtype, keep, lo, hi):
@@ -355,9 +406,9 @@ def _clamp_int(dtype, keep, lo, hi):
     return lo, hi, keep, None
 
 
-def _all_or_nothing(arr, keep_all, values, indices):
-    idx = np.arange(arr.shape[0], dtype=np.int64) if keep_all else np.empty(0, np.int64)
-    vals = arr[idx].copy()
+def _all_or_nothing(sp, arr, keep_all, values, indices):
+    idx = sp.arange(arr.shape[0]) if keep_all else sp.empty((0,), np.int64)
+    vals = arr[idx]  # a copy, as the library's results are
     if values and indices:
         return vals, idx
     return vals if values else idx

@@ -2,9 +2,12 @@
  * module.cpp — skss._skss, the nanobind extension under the Python package
  * (python/skss/__init__.py): a Context class owning an skss_ctx, and one thin
  * function per primitive that takes arrays the Python layer has already
- * checked and allocated (NumPy arrays on the CPU), fills the C descriptor,
- * releases the GIL for the C call, and turns a failed status into the
- * skss.Error subclass for it with the library's one-line message.
+ * checked and allocated, fills the C descriptor, releases the GIL for the C
+ * call, and turns a failed status into the skss.Error subclass for it with
+ * the library's one-line message. An array is a NumPy array (on the CPU), or
+ * for GPU arrays a tuple (data pointer, shape, strides in bytes) the Python
+ * layer took from the caller's CuPy / PyTorch array, so that device memory is
+ * used in place; the context runs on the stream the Python layer sets.
  */
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -15,10 +18,12 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "skss.h"
 
 namespace nb = nanobind;
+using namespace nb::literals;
 
 namespace {
 
@@ -34,19 +39,64 @@ void check(skss_status st, const char *message) {
   if (st != SKSS_OK) throw skss_failure{st, message != nullptr ? message : skss_status_string(st)};
 }
 
-/* Inputs may be read-only (np.asarray of a PIL image is); outputs are written. */
-using in_array = nb::ndarray<nb::ro, nb::device::cpu>;
-using out_array = nb::ndarray<nb::device::cpu>;
+/* An array argument: a NumPy array (inputs may be read-only: np.asarray of a
+ * PIL image is), or (pointer, shape, byte strides) of device memory. Byte
+ * strides of 0 mean packed (the C API's pitch 0). */
+template <bool ReadOnly>
+struct array {
+  using numpy = std::conditional_t<ReadOnly, nb::ndarray<nb::ro, nb::device::cpu>, nb::ndarray<nb::device::cpu>>;
+  numpy host; /* keeps a NumPy array alive */
+  void *ptr = nullptr;
+  size_t ndim = 0;
+  int64_t shapes[3] = {0, 0, 0};
+  int64_t strides[3] = {0, 0, 0};
+
+  explicit array(nb::handle h) {
+    if (PyTuple_CheckExact(h.ptr())) {
+      ptr = reinterpret_cast<void *>(nb::cast<uintptr_t>(h[0]));
+      nb::tuple shape = nb::cast<nb::tuple>(h[1]), stride = nb::cast<nb::tuple>(h[2]);
+      ndim = nb::len(shape);
+      if (ndim > 3 || nb::len(stride) != ndim) throw nb::type_error("skss: a malformed device array");
+      for (size_t k = 0; k < ndim; k++) {
+        shapes[k] = nb::cast<int64_t>(shape[k]);
+        strides[k] = nb::cast<int64_t>(stride[k]);
+      }
+      return;
+    }
+    host = nb::cast<numpy>(h);
+    ptr = const_cast<void *>(static_cast<const void *>(host.data()));
+    ndim = host.ndim();
+    if (ndim > 3) throw nb::type_error("skss: an array of more than 3 dimensions");
+    for (size_t k = 0; k < ndim; k++) {
+      shapes[k] = (int64_t)host.shape(k);
+      strides[k] = (int64_t)host.stride(k) * (int64_t)host.itemsize();
+    }
+  }
+  void *data() const { return ptr; }
+  int64_t shape(size_t axis) const { return shapes[axis]; }
+  /* Bytes between rows of a 2-D (or the last two axes of a 3-D) array
+   * whose rows are contiguous (the Python layer guarantees it). */
+  int64_t pitch(size_t axis) const { return strides[axis]; }
+};
+
+using in_array = array<true>;
+using out_array = array<false>;
+
+std::optional<out_array> optional_out(nb::handle h) {
+  if (h.is_none()) return std::nullopt;
+  return out_array(h);
+}
 
 /* A context; closed explicitly, by `with`, or when collected. */
 struct Context {
   skss_ctx *ctx = nullptr;
+  int device = 0;
 
-  Context(const std::string &backend, int device, int threads) {
+  Context(const std::string &backend, int device_, int threads) : device(device_) {
     skss_ctx_desc d = SKSS_CTX_DESC_INIT;
     check(skss_backend_from_name(backend.c_str(), &d.backend),
           ("unknown backend '" + backend + "' (auto, cpu-ref, cpu or cuda)").c_str());
-    d.device = device;
+    d.device = device_;
     d.threads = threads;
     const skss_status st = skss_ctx_create(&d, &ctx);
     if (st != SKSS_OK) check(st, skss_ctx_last_error(nullptr));
@@ -74,37 +124,37 @@ void run(Context &c, F &&call) {
   check(st, skss_ctx_last_error(ctx));
 }
 
-/* Bytes between rows of a 2-D (or the last two axes of a 3-D) array whose
- * rows are contiguous (the Python layer guarantees it). */
-template <typename A>
-int64_t pitch(const A &a, size_t axis) { return (int64_t)a.stride(axis) * (int64_t)a.itemsize(); }
-
-void sat(Context &c, in_array in, int in_type, out_array out, int out_type, std::optional<out_array> out_sq,
+void sat(Context &c, nb::handle in_h, int in_type, nb::handle out_h, int out_type, nb::handle out_sq_h,
          int layout, int algorithm) {
+  const in_array in(in_h);
+  const out_array out(out_h);
+  const std::optional<out_array> out_sq = optional_out(out_sq_h);
   skss_sat_desc d = SKSS_SAT_DESC_INIT;
   d.height = (int64_t)in.shape(0);
   d.width = (int64_t)in.shape(1);
   d.in_type = (skss_dtype)in_type;
   d.out_type = (skss_dtype)out_type;
-  d.in_pitch = pitch(in, 0);
-  d.out_pitch = pitch(out, 0);
+  d.in_pitch = in.pitch(0);
+  d.out_pitch = out.pitch(0);
   d.layout = (skss_sat_layout)layout;
   d.algorithm = (skss_sat_algorithm)algorithm;
   void *sq = nullptr;
   if (out_sq) {
     sq = out_sq->data();
-    d.out_sq_pitch = pitch(*out_sq, 0);
+    d.out_sq_pitch = out_sq->pitch(0);
   }
   run(c, [&](skss_ctx *ctx) { return skss_sat(ctx, &d, in.data(), out.data(), sq); });
 }
 
-void boxfilter(Context &c, in_array in, out_array out, int64_t radius, int border, int sat_algorithm) {
+void boxfilter(Context &c, nb::handle in_h, nb::handle out_h, int64_t radius, int border, int sat_algorithm) {
+  const in_array in(in_h);
+  const out_array out(out_h);
   skss_boxfilter_desc d = SKSS_BOXFILTER_DESC_INIT;
   d.height = (int64_t)in.shape(0);
   d.width = (int64_t)in.shape(1);
   d.radius = radius;
-  d.in_pitch = pitch(in, 0);
-  d.out_pitch = pitch(out, 0);
+  d.in_pitch = in.pitch(0);
+  d.out_pitch = out.pitch(0);
   d.border = (skss_boxfilter_border)border;
   d.sat_algorithm = (skss_sat_algorithm)sat_algorithm;
   run(c, [&](skss_ctx *ctx) {
@@ -113,15 +163,17 @@ void boxfilter(Context &c, in_array in, out_array out, int64_t radius, int borde
 }
 
 /* in: N x H x W u8 (N = 1 for one image); out: N x H x W bytes or N x H x ceil(W/8) bits. */
-void halftone(Context &c, in_array in, out_array out, int kernel, int threshold, bool bits, int algorithm) {
+void halftone(Context &c, nb::handle in_h, nb::handle out_h, int kernel, int threshold, bool bits, int algorithm) {
+  const in_array in(in_h);
+  const out_array out(out_h);
   skss_halftone_desc d = SKSS_HALFTONE_DESC_INIT;
   d.images = (int64_t)in.shape(0);
   d.height = (int64_t)in.shape(1);
   d.width = (int64_t)in.shape(2);
-  d.in_pitch = pitch(in, 1);
-  d.out_pitch = pitch(out, 1);
-  d.in_image_stride = pitch(in, 0);
-  d.out_image_stride = pitch(out, 0);
+  d.in_pitch = in.pitch(1);
+  d.out_pitch = out.pitch(1);
+  d.in_image_stride = in.pitch(0);
+  d.out_image_stride = out.pitch(0);
   d.kernel = (skss_dither_kernel)kernel;
   d.threshold = threshold;
   d.output = bits ? SKSS_HALFTONE_OUTPUT_BITS : SKSS_HALFTONE_OUTPUT_BYTES;
@@ -131,8 +183,11 @@ void halftone(Context &c, in_array in, out_array out, int kernel, int threshold,
 
 /* weights, values: K x n int64 (C order); best: K int64; taken: K x n u8 or
  * None; table: K x (capacity + 1) int64 or None. */
-void knapsack(Context &c, in_array weights, in_array values, int64_t capacity, int algorithm, int64_t max_bytes,
-              out_array best, std::optional<out_array> taken, std::optional<out_array> table) {
+void knapsack(Context &c, nb::handle weights_h, nb::handle values_h, int64_t capacity, int algorithm,
+              int64_t max_bytes, nb::handle best_h, nb::handle taken_h, nb::handle table_h) {
+  const in_array weights(weights_h), values(values_h);
+  const out_array best(best_h);
+  const std::optional<out_array> taken = optional_out(taken_h), table = optional_out(table_h);
   skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
   d.instances = (int64_t)weights.shape(0);
   d.n_items = (int64_t)weights.shape(1);
@@ -161,9 +216,12 @@ skss_scalar scalar(int dtype, nb::handle x) {
 }
 
 /* Returns the count; values / indices are n-element outputs or None. */
-int64_t compact(Context &c, std::optional<in_array> in_arr, int64_t n, int dtype, int keep, nb::handle a,
-                nb::handle b, std::optional<in_array> mask, std::optional<out_array> values,
-                std::optional<out_array> indices, int algorithm) {
+int64_t compact(Context &c, nb::handle in_h, int64_t n, int dtype, int keep, nb::handle a, nb::handle b,
+                nb::handle mask_h, nb::handle values_h, nb::handle indices_h, int algorithm) {
+  const std::optional<in_array> in_arr = in_h.is_none() ? std::nullopt : std::optional<in_array>(in_array(in_h));
+  const std::optional<in_array> mask =
+      mask_h.is_none() ? std::nullopt : std::optional<in_array>(in_array(mask_h));
+  const std::optional<out_array> values = optional_out(values_h), indices = optional_out(indices_h);
   skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
   d.n = n;
   d.dtype = (skss_dtype)dtype;
@@ -234,6 +292,20 @@ NB_MODULE(_skss, m) {
       .def(nb::init<const std::string &, int, int>(), nb::arg("backend") = "auto", nb::arg("device") = 0,
            nb::arg("threads") = 0)
       .def("close", &Context::close)
+      .def("synchronize", [](Context &c) {
+        skss_ctx *ctx = c.get();
+        skss_status st;
+        {
+          nb::gil_scoped_release unlocked;
+          st = skss_ctx_synchronize(ctx);
+        }
+        check(st, skss_ctx_last_error(ctx));
+      })
+      .def("_set_stream", [](Context &c, uintptr_t stream) {
+        skss_ctx *ctx = c.get();
+        check(skss_ctx_set_stream(ctx, reinterpret_cast<void *>(stream)), skss_ctx_last_error(ctx));
+      })
+      .def_ro("device", &Context::device)
       .def_prop_ro("closed", [](const Context &c) { return c.ctx == nullptr; })
       .def_prop_ro("backend", [](Context &c) { return std::string(skss_backend_name(skss_ctx_backend(c.get()))); })
       .def_prop_ro("threads", [](Context &c) { return skss_ctx_threads(c.get()); })
@@ -241,14 +313,19 @@ NB_MODULE(_skss, m) {
         return std::string(skss_backend_name(skss_ctx_op_backend(c.get(), (skss_op)op)));
       });
 
-  m.def("sat", &sat);
+  /* the optional arrays may be None */
+  m.def("sat", &sat, "ctx"_a, "in"_a, "in_type"_a, "out"_a, "out_type"_a, "out_sq"_a.none(), "layout"_a,
+        "algorithm"_a);
   m.def("boxfilter", &boxfilter);
   m.def("halftone", &halftone);
-  m.def("knapsack", &knapsack);
-  m.def("compact", &compact);
+  m.def("knapsack", &knapsack, "ctx"_a, "weights"_a, "values"_a, "capacity"_a, "algorithm"_a,
+        "max_bytes"_a, "best"_a, "taken"_a.none(), "table"_a.none());
+  m.def("compact", &compact, "ctx"_a, "in"_a.none(), "n"_a, "dtype"_a, "keep"_a, "a"_a, "b"_a, "mask"_a.none(),
+        "values"_a.none(), "indices"_a.none(), "algorithm"_a);
   m.def("algorithm_from_name", &algorithm_from_name);
   m.def("dither_kernel_from_name", &dither_kernel_from_name);
   m.def("version", []() { return std::string(skss_version()); });
+  m.def("device_count", []() { return skss_device_count(); });
   m.def("backend_available", [](const std::string &name) {
     skss_backend b;
     return skss_backend_from_name(name.c_str(), &b) == SKSS_OK && skss_backend_available(b) != 0;

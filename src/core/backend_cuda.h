@@ -19,6 +19,7 @@ int skss__cuda_device_count(void);
 skss_status skss__cuda_device_info(int ordinal, skss_device_info *out);
 skss_status skss__cuda_ctx_init(skss_ctx *ctx, int device, void *stream);
 void skss__cuda_ctx_release(skss_ctx *ctx);
+skss_status skss__cuda_set_stream(skss_ctx *ctx, void *stream);
 skss_status skss__cuda_synchronize(skss_ctx *ctx);
 /* 1 if `ptr` is device memory the host cannot read (not managed memory). */
 int skss__cuda_is_device_only(const void *ptr);

@@ -19,6 +19,10 @@ skss_status skss__cuda_ctx_init(skss_ctx *ctx, int device, void *stream) {
   return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_ctx_create(): this build has no CUDA backend");
 }
 void skss__cuda_ctx_release(skss_ctx *ctx) { (void)ctx; }
+skss_status skss__cuda_set_stream(skss_ctx *ctx, void *stream) {
+  (void)stream;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_ctx_set_stream(): this build has no CUDA backend");
+}
 skss_status skss__cuda_synchronize(skss_ctx *ctx) { (void)ctx; return SKSS_OK; }
 int skss__cuda_is_device_only(const void *ptr) { (void)ptr; return 0; }
 skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *call) {

@@ -248,6 +248,14 @@ skss_status skss_ctx_synchronize(skss_ctx *ctx) {
   return SKSS_OK;
 }
 
+skss_status skss_ctx_set_stream(skss_ctx *ctx, void *cuda_stream) {
+  SKSS__CHECK_CTX(ctx);
+  if (ctx->cuda != NULL) return skss__cuda_set_stream(ctx, cuda_stream);
+  if (cuda_stream == NULL) return SKSS_OK;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_ctx_set_stream(): the %s backend has no CUDA stream",
+                    skss_backend_name(ctx->backend));
+}
+
 int skss_backend_built(skss_backend backend) {
   switch (backend) {
     case SKSS_BACKEND_AUTO:

@@ -13,8 +13,9 @@
 /* CUDA state owned by a context. */
 typedef struct skss__cuda_state {
   int device;
-  cudaStream_t stream;
-  bool owns_stream;
+  cudaStream_t stream;      /* where calls run now (skss_ctx_set_stream() moves it) */
+  cudaStream_t own_stream;  /* the context's own blocking stream, NULL until needed */
+  cudaEvent_t switch_event; /* orders the old stream's work before the new one's */
   void *arena;        /* grow-only device scratch */
   size_t arena_bytes;
   double sat_hybrid_r; /* (1+r)R1W's r when > 0 (sat/sat_hooks.h), else tuning.h's */

@@ -46,10 +46,39 @@ extern "C" skss_status skss__cuda_ctx_init(skss_ctx *ctx, int device, void *stre
   } else {
     /* A blocking stream: it orders after work the caller queued on the
      * legacy default stream (e.g. a plain cudaMemcpy of the input). */
-    SKSS_CUDA_TRY(ctx, fn, cudaStreamCreate(&st->stream));
-    st->owns_stream = true;
+    SKSS_CUDA_TRY(ctx, fn, cudaStreamCreate(&st->own_stream));
+    st->stream = st->own_stream;
   }
   return SKSS_OK;
+}
+
+/* The body of skss_ctx_set_stream() with the context's device current
+ * (cudaStreamLegacy, cudaStreamCreate and cudaEventCreate mean the current
+ * device's). */
+static skss_status set_stream_on_device(skss_ctx *ctx, skss__cuda_state *st, cudaStream_t next) {
+  const char *fn = "skss_ctx_set_stream()";
+  if (next == NULL) {
+    if (st->own_stream == NULL) SKSS_CUDA_TRY(ctx, fn, cudaStreamCreate(&st->own_stream));
+    next = st->own_stream;
+  }
+  if (next == st->stream) return SKSS_OK;
+  if (st->switch_event == NULL)
+    SKSS_CUDA_TRY(ctx, fn, cudaEventCreateWithFlags(&st->switch_event, cudaEventDisableTiming));
+  /* the arena and the task-array flags may still be in use on the old stream */
+  SKSS_CUDA_TRY(ctx, fn, cudaEventRecord(st->switch_event, st->stream));
+  SKSS_CUDA_TRY(ctx, fn, cudaStreamWaitEvent(next, st->switch_event, 0));
+  st->stream = next;
+  return SKSS_OK;
+}
+
+extern "C" skss_status skss__cuda_set_stream(skss_ctx *ctx, void *stream) {
+  skss__cuda_state *st = skss__cuda(ctx);
+  int current = -1;
+  SKSS_CUDA_TRY(ctx, "skss_ctx_set_stream()", cudaGetDevice(&current));
+  if (current != st->device) SKSS_CUDA_TRY(ctx, "skss_ctx_set_stream()", cudaSetDevice(st->device));
+  const skss_status result = set_stream_on_device(ctx, st, static_cast<cudaStream_t>(stream));
+  if (current != st->device) (void)cudaSetDevice(current); /* the caller's device, as it was */
+  return result;
 }
 
 extern "C" void skss__cuda_ctx_release(skss_ctx *ctx) {
@@ -58,7 +87,8 @@ extern "C" void skss__cuda_ctx_release(skss_ctx *ctx) {
   if (st->arena) cudaFree(st->arena);
   if (st->epoch_buf) cudaFree(st->epoch_buf);
   if (st->cp_status) cudaFree(st->cp_status);
-  if (st->owns_stream) cudaStreamDestroy(st->stream);
+  if (st->switch_event) cudaEventDestroy(st->switch_event);
+  if (st->own_stream) cudaStreamDestroy(st->own_stream);
   free(st);
   ctx->cuda = NULL;
 }

@@ -5,7 +5,8 @@
  * not implement is an error, never a silent CPU fallback, and an AUTO
  * context that runs such a primitive on the CPU threads (with host memory,
  * refusing device memory with an error) and the others on CUDA (knapsack:
- * the same choice as cpu-ref, from host or device memory). Exits 77 (skipped)
+ * the same choice as cpu-ref, from host or device memory), and
+ * skss_ctx_set_stream() moving a context between the caller's streams. Exits 77 (skipped)
  * when the build has no CUDA backend or the machine no GPU.
  */
 #include <stdio.h>
@@ -151,6 +152,75 @@ static void test_auto_context_runs_cpu_primitives(void **state) {
   skss_ctx_destroy(ctx);
 }
 
+/* One SAT of device memory on `stream`, read back after synchronising only
+ * that stream (non-blocking streams: nothing else orders the work). */
+static void sat_on_stream(skss_ctx *ctx, skss_ctx *ref, cudaStream_t stream, unsigned seed) {
+  enum { H = 67, W = 129 };
+  uint8_t *in = NULL, *d_in = NULL;
+  uint32_t *out = NULL, *d_out = NULL, want[H * W];
+  assert_int_equal(cudaMallocHost((void **)&in, H * W), cudaSuccess);
+  assert_int_equal(cudaMallocHost((void **)&out, sizeof want), cudaSuccess);
+  assert_int_equal(cudaMalloc((void **)&d_in, H * W), cudaSuccess);
+  assert_int_equal(cudaMalloc((void **)&d_out, sizeof want), cudaSuccess);
+  for (int k = 0; k < H * W; k++) in[k] = (uint8_t)((unsigned)k * 2654435761u >> 24 ^ seed);
+  skss_sat_desc d = SKSS_SAT_DESC_INIT;
+  d.height = H;
+  d.width = W;
+  TU_OK(ref, skss_sat(ref, &d, in, want, NULL));
+  assert_int_equal(cudaMemsetAsync(d_out, 0xA5, sizeof want, stream), cudaSuccess);
+  assert_int_equal(cudaMemcpyAsync(d_in, in, H * W, cudaMemcpyHostToDevice, stream), cudaSuccess);
+  TU_OK(ctx, skss_sat(ctx, &d, d_in, d_out, NULL));
+  assert_int_equal(cudaMemcpyAsync(out, d_out, sizeof want, cudaMemcpyDeviceToHost, stream), cudaSuccess);
+  assert_int_equal(cudaStreamSynchronize(stream), cudaSuccess);
+  assert_memory_equal(out, want, sizeof want);
+  cudaFree(d_in);
+  cudaFree(d_out);
+  cudaFreeHost(in);
+  cudaFreeHost(out);
+}
+
+static void test_set_stream(void **state) {
+  (void)state;
+  cudaStream_t a, b;
+  assert_int_equal(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), cudaSuccess);
+  assert_int_equal(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking), cudaSuccess);
+  skss_ctx *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
+  skss_ctx *ctx = tu_ctx(SKSS_BACKEND_CUDA, 0);
+  int device = -1;
+  assert_int_equal(cudaGetDevice(&device), cudaSuccess);
+  for (unsigned rep = 0; rep < 3; rep++) {
+    TU_OK(ctx, skss_ctx_set_stream(ctx, a));
+    TU_OK(ctx, skss_ctx_set_stream(ctx, a)); /* again: nothing to do */
+    sat_on_stream(ctx, ref, a, rep);
+    TU_OK(ctx, skss_ctx_set_stream(ctx, b));
+    sat_on_stream(ctx, ref, b, rep + 7);
+    TU_OK(ctx, skss_ctx_set_stream(ctx, cudaStreamLegacy));
+    sat_on_stream(ctx, ref, cudaStreamLegacy, rep + 13);
+    TU_OK(ctx, skss_ctx_set_stream(ctx, NULL)); /* back to its own stream */
+    TU_OK(ctx, skss_ctx_synchronize(ctx));
+  }
+  int after = -1;
+  assert_int_equal(cudaGetDevice(&after), cudaSuccess);
+  assert_int_equal(after, device);
+  skss_ctx_destroy(ctx);
+
+  /* a context made on the caller's stream gets its own stream on demand */
+  skss_ctx_desc cd = SKSS_CTX_DESC_INIT;
+  cd.backend = SKSS_BACKEND_CUDA;
+  cd.cuda_stream = a;
+  ctx = NULL;
+  TU_OK(NULL, skss_ctx_create(&cd, &ctx));
+  sat_on_stream(ctx, ref, a, 21);
+  TU_OK(ctx, skss_ctx_set_stream(ctx, NULL));
+  TU_OK(ctx, skss_ctx_synchronize(ctx));
+  TU_OK(ctx, skss_ctx_set_stream(ctx, b));
+  sat_on_stream(ctx, ref, b, 22);
+  skss_ctx_destroy(ctx);
+  skss_ctx_destroy(ref);
+  cudaStreamDestroy(a);
+  cudaStreamDestroy(b);
+}
+
 int main(void) {
   if (!skss_backend_built(SKSS_BACKEND_CUDA) || skss_device_count() == 0) {
     printf("no CUDA backend or no GPU: skipped\n");
@@ -161,6 +231,7 @@ int main(void) {
       cmocka_unit_test(test_context_on_device),
       cmocka_unit_test(test_missing_primitive_is_unsupported),
       cmocka_unit_test(test_auto_context_runs_cpu_primitives),
+      cmocka_unit_test(test_set_stream),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
