@@ -37,6 +37,7 @@ __global__ void __launch_bounds__(WALK_THREADS)
                      int rows, long long *cpos, uint8_t *chosen_all) {
   __shared__ uint32_t words[WALK_WORDS];
   __shared__ int s_off[WALK_ROWS + 1], s_lo[WALK_ROWS], s_cnt;
+  __shared__ int s_w[WALK_ROWS]; /* weights of rows k, k - 1, ...: thread 0's two loops read them */
   __shared__ long long s_c;
   const skss__knap_dev_inst I = inst[blockIdx.x];
   const int n = rows < 0 ? I.items : rows, lo = rows < 0 ? 0 : row_lo;
@@ -45,6 +46,9 @@ __global__ void __launch_bounds__(WALK_THREADS)
   const uint32_t *B = bits + I.bits_off;
   if (threadIdx.x == 0) s_c = cpos != nullptr ? cpos[blockIdx.x] : I.cap;
   for (int k = n - 1; k >= 0;) {
+    for (int i = threadIdx.x; i < WALK_ROWS && i <= k; i += WALK_THREADS) s_w[i] = W[k - i];
+    /* the window's weights are staged before thread 0 plans with them */
+    __syncthreads();
     if (threadIdx.x == 0) {
       /* rows k, k-1, ...: row r's walk lies in [c - (weights of rows k..r+1), c] */
       long long c = s_c, above = 0;
@@ -57,7 +61,7 @@ __global__ void __launch_bounds__(WALK_THREADS)
         s_off[cnt] = total;
         total += words_r;
         cnt++;
-        above += W[r];
+        above += s_w[cnt - 1];
       }
       s_off[cnt] = total;
       s_cnt = cnt;
@@ -82,7 +86,7 @@ __global__ void __launch_bounds__(WALK_THREADS)
         const uint32_t word = words[s_off[i] + (int)(c / 32) - s_lo[i]];
         const bool take = (word >> (c & 31)) & 1u;
         chosen[k - i] = take;
-        if (take) c -= W[k - i];
+        if (take) c -= s_w[i];
       }
       s_c = c;
     }
