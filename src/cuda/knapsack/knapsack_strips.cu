@@ -89,17 +89,11 @@ __device__ __forceinline__ int round4(int x) { return (x + 3) & ~3; }
 __device__ __forceinline__ int ld_relaxed(int *p) {
   return cuda::atomic_ref<int, cuda::thread_scope_device>(*p).load(cuda::memory_order_relaxed);
 }
-/* Block-scope acquire/release on a shared-memory word, addressed as shared
- * (a generic atomic_ref compiles to a generic load) */
 __device__ __forceinline__ int load_cta(int *p) {
-  int v;
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
-  asm volatile("ld.acquire.cta.shared::cta.b32 %0, [%1];\n" : "=r"(v) : "r"(a) : "memory");
-  return v;
+  return cuda::atomic_ref<int, cuda::thread_scope_block>(*p).load(cuda::memory_order_acquire);
 }
 __device__ __forceinline__ void store_cta(int *p, int v) {
-  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
-  asm volatile("st.release.cta.shared::cta.b32 [%0], %1;\n" ::"r"(a), "r"(v) : "memory");
+  cuda::atomic_ref<int, cuda::thread_scope_block>(*p).store(v, cuda::memory_order_release);
 }
 /* A compute thread waits for a value the comm warp posts in shared memory. */
 __device__ __forceinline__ void wait_cta(int *p, int need) {
