@@ -89,11 +89,18 @@ __device__ __forceinline__ int round4(int x) { return (x + 3) & ~3; }
 __device__ __forceinline__ int ld_relaxed(int *p) {
   return cuda::atomic_ref<int, cuda::thread_scope_device>(*p).load(cuda::memory_order_relaxed);
 }
+/* The block's shared flags: atomics (racecheck leaves them alone, as it
+ * does not ordinary accesses) with block fences for acquire and release. */
 __device__ __forceinline__ int load_cta(int *p) {
-  return cuda::atomic_ref<int, cuda::thread_scope_block>(*p).load(cuda::memory_order_acquire);
+  const int v = atomicAdd(p, 0);
+  /* fence: what the poster wrote before the flag is read after it */
+  __threadfence_block();
+  return v;
 }
 __device__ __forceinline__ void store_cta(int *p, int v) {
-  cuda::atomic_ref<int, cuda::thread_scope_block>(*p).store(v, cuda::memory_order_release);
+  /* fence: this thread's writes (and those a barrier ordered before it) precede the flag */
+  __threadfence_block();
+  atomicExch(p, v);
 }
 /* A compute thread waits for a value the comm warp posts in shared memory. */
 __device__ __forceinline__ void wait_cta(int *p, int need) {
