@@ -75,25 +75,6 @@
 /* Predecessors a thread loads at once in a look-back [SAT: look-back loads]. */
 #ifndef SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS /* (a -D overrides it, for sweeps) */
 #define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 4
-/* ---- stream compaction (compact/) ---- */
-/* onepass: threads a block for 1-, 2-, 4- and 8-byte elements [untuned]. */
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_8B 256
-/* onepass: 16-byte vectors a thread loads (64 B in flight: 64 u8, 32 u16, 16 f32, 8 f64 items) [untuned]. */
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_2B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B 4
-/* onepass: first and longest __nanosleep of a look-back waiting on a predecessor, ns [untuned]. */
-#define SKSS_CUDA_COMPACT_SPIN_NS_MIN 32
-#define SKSS_CUDA_COMPACT_SPIN_NS_MAX 512
-/* flag-scan-scatter: elements a thread, as two groups of four (the paper's Solution 3, not tuned). */
-#define SKSS_CUDA_COMPACT_PAPER_ITEMS 8
-/* flag-scan-scatter: blocks a copy-back kernel launches per SM (in place) [untuned]. */
-#define SKSS_CUDA_COMPACT_COPY_BLOCKS_PER_SM 8
-
 #endif
 /* The same for big and huge tiles, not raw ones [SAT: look-back loads]. */
 #define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS_BIG 2
@@ -123,71 +104,14 @@
 /* Compute warps a strip (each with an I/O warp) for batches and wide images [HT: warps]. */
 #ifndef SKSS_CUDA_HT_STRIPS_WARPS /* (a -D overrides it, for sweeps) */
 #define SKSS_CUDA_HT_STRIPS_WARPS 4
-/* ---- stream compaction (compact/) ---- */
-/* onepass: threads a block for 1-, 2-, 4- and 8-byte elements [untuned]. */
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_8B 256
-/* onepass: 16-byte vectors a thread loads (64 B in flight: 64 u8, 32 u16, 16 f32, 8 f64 items) [untuned]. */
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_2B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B 4
-/* onepass: first and longest __nanosleep of a look-back waiting on a predecessor, ns [untuned]. */
-#define SKSS_CUDA_COMPACT_SPIN_NS_MIN 32
-#define SKSS_CUDA_COMPACT_SPIN_NS_MAX 512
-/* flag-scan-scatter: elements a thread, as two groups of four (the paper's Solution 3, not tuned). */
-#define SKSS_CUDA_COMPACT_PAPER_ITEMS 8
-/* flag-scan-scatter: blocks a copy-back kernel launches per SM (in place) [untuned]. */
-#define SKSS_CUDA_COMPACT_COPY_BLOCKS_PER_SM 8
-
 #endif
 /* Compute warps a strip for one image whose strips all run at once [HT: warps]. */
 #ifndef SKSS_CUDA_HT_STRIPS_WARPS_NARROW
 #define SKSS_CUDA_HT_STRIPS_WARPS_NARROW 2
-/* ---- stream compaction (compact/) ---- */
-/* onepass: threads a block for 1-, 2-, 4- and 8-byte elements [untuned]. */
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_8B 256
-/* onepass: 16-byte vectors a thread loads (64 B in flight: 64 u8, 32 u16, 16 f32, 8 f64 items) [untuned]. */
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_2B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B 4
-/* onepass: first and longest __nanosleep of a look-back waiting on a predecessor, ns [untuned]. */
-#define SKSS_CUDA_COMPACT_SPIN_NS_MIN 32
-#define SKSS_CUDA_COMPACT_SPIN_NS_MAX 512
-/* flag-scan-scatter: elements a thread, as two groups of four (the paper's Solution 3, not tuned). */
-#define SKSS_CUDA_COMPACT_PAPER_ITEMS 8
-/* flag-scan-scatter: blocks a copy-back kernel launches per SM (in place) [untuned]. */
-#define SKSS_CUDA_COMPACT_COPY_BLOCKS_PER_SM 8
-
 #endif
 /* Columns each row lags the row above beyond the kernel's slope [HT: slack]. */
 #ifndef SKSS_CUDA_HT_STRIPS_SLACK
 #define SKSS_CUDA_HT_STRIPS_SLACK 0
-/* ---- stream compaction (compact/) ---- */
-/* onepass: threads a block for 1-, 2-, 4- and 8-byte elements [untuned]. */
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B 256
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_8B 256
-/* onepass: 16-byte vectors a thread loads (64 B in flight: 64 u8, 32 u16, 16 f32, 8 f64 items) [untuned]. */
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_2B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B 4
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B 4
-/* onepass: first and longest __nanosleep of a look-back waiting on a predecessor, ns [untuned]. */
-#define SKSS_CUDA_COMPACT_SPIN_NS_MIN 32
-#define SKSS_CUDA_COMPACT_SPIN_NS_MAX 512
-/* flag-scan-scatter: elements a thread, as two groups of four (the paper's Solution 3, not tuned). */
-#define SKSS_CUDA_COMPACT_PAPER_ITEMS 8
-/* flag-scan-scatter: blocks a copy-back kernel launches per SM (in place) [untuned]. */
-#define SKSS_CUDA_COMPACT_COPY_BLOCKS_PER_SM 8
-
 #endif
 /* Columns each warp lags the warp above: the 8 steps between block barriers [HT: warp lag]. */
 #define SKSS_CUDA_HT_STRIPS_WARP_LAG 8
@@ -204,6 +128,7 @@
 /* strips: item slots of a block's ring to the strip above, a power of two: the
  * strip's lead on its reader; 32 is 5x the round trip at 1 us an item [untuned]. */
 #define SKSS_CUDA_KNAP_STRIPS_RING 32
+
 
 /* ---- stream compaction (compact/) ---- */
 /* onepass: threads a block for 1-, 2-, 4- and 8-byte elements [untuned]. */
