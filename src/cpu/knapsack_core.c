@@ -435,7 +435,7 @@ static skss_status solve(solver *q, int64_t floor_value, int64_t ms) {
   }
   const item *r = &q->it[q->b];
   q->upper = (int64_t)(q->pb + (i128)(q->cap - q->wb) * r->p / r->w);
-  q->card_at = getenv("NOCARD") ? INT64_MAX : 32;
+  q->card_at = 32;
   q->depth = 0;
   q->na = 1;
   q->a[0] = (state){q->wb, q->pb, 0};
@@ -467,7 +467,7 @@ static skss_status alloc_solver(solver *q, skss__knap_core *args) {
   if (q->it == NULL || q->lstack == NULL || q->rstack == NULL || q->hist == NULL)
     return skss__fail(q->ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_knapsack(): no memory for %lld core items",
                       (long long)n);
-  return grow(q, 1024);
+  return grow(q, 64);
 }
 
 static void free_solver(solver *q) {
