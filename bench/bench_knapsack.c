@@ -249,6 +249,7 @@ typedef struct knapsack_job {
   uint8_t *taken, *ref_taken;
   int64_t *best, *ref_best; /* one per instance */
   int64_t *table, *ref_table;
+  int any_set;              /* the last run was CORE: any optimal set, not the DP rule's */
 } knapsack_job;
 
 static void knapsack_release(void *p) {
@@ -373,6 +374,9 @@ static skss_status knapsack_run(void *p, skss_ctx *ctx, int algorithm) {
   skss_knapsack_desc d = job->desc;
   d.algorithm = (skss_knapsack_algorithm)algorithm;
   d.values_by_capacity = job->table;
+  job->any_set = algorithm == SKSS_KNAPSACK_ALGORITHM_CORE ||
+                 (algorithm == SKSS_KNAPSACK_ALGORITHM_AUTO && job->instances == 1 && job->table == NULL &&
+                  skss_ctx_op_backend(ctx, SKSS_OP_KNAPSACK) == SKSS_BACKEND_CPU);
   return skss_knapsack(ctx, &d, job->weights, job->values, job->best, d.value_only ? NULL : job->taken);
 }
 
@@ -389,6 +393,27 @@ static void instance_prefix(const knapsack_job *job, size_t k, char *buf, size_t
     snprintf(buf, len, "instance %zu: ", k);
   else
     buf[0] = '\0';
+}
+
+/* A set of CORE: 0 or 1 per item, within C, worth the optimum. */
+static int knapsack_check_set(const knapsack_job *job, char err[BENCH_ERRLEN]) {
+  const size_t n = (size_t)job->desc.n_items;
+  for (size_t k = 0; k < (size_t)job->instances; k++) {
+    int64_t w = 0, v = 0;
+    for (size_t j = k * n; j < (k + 1) * n; j++) {
+      if (job->taken[j] > 1) {
+        snprintf(err, BENCH_ERRLEN, "taken[%zu] = %u", j % n, job->taken[j]);
+        return -1;
+      }
+      if (job->taken[j]) w += job->weights[j], v += job->values[j];
+    }
+    if (w > job->desc.capacity || v != job->best[k]) {
+      snprintf(err, BENCH_ERRLEN, "items of weight %lld (C = %lld) worth %lld, optimum %lld", (long long)w,
+               (long long)job->desc.capacity, (long long)v, (long long)job->best[k]);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 static int knapsack_check(const void *p, char err[BENCH_ERRLEN]) {
@@ -412,6 +437,7 @@ static int knapsack_check(const void *p, char err[BENCH_ERRLEN]) {
     }
   }
   if (job->desc.value_only) return 0;
+  if (job->any_set) return knapsack_check_set(job, err);
   for (size_t j = 0; j < job->n_total; j++) {
     if (job->taken[j] != job->ref_taken[j]) {
       instance_prefix(job, j / n, at, sizeof at);

@@ -86,7 +86,8 @@ typedef enum skss_status {
   SKSS_ERR_CUDA = 5,          /* the CUDA runtime reported an error        */
   SKSS_ERR_OVERFLOW = 6,      /* a size or a result does not fit its type  */
   SKSS_ERR_CALLBACK = 7,      /* a user callback reported failure          */
-  SKSS_ERR_INTERNAL = 8       /* a bug in skss: please report it           */
+  SKSS_ERR_INTERNAL = 8,      /* a bug in skss: please report it           */
+  SKSS_ERR_TIMEOUT = 9        /* a caller's time limit ran out first       */
 } skss_status;
 
 /* Static English text for a status ("invalid argument", ...). Never NULL. */
@@ -482,14 +483,27 @@ typedef enum skss_knapsack_algorithm {
   SKSS_KNAPSACK_ALGORITHM_SKSS = 9,
   /* ours, CUDA: a block per wide capacity strip, its cells on chip, only
    * strip boundaries crossing L2; O(C) device memory plus decision bits */
-  SKSS_KNAPSACK_ALGORITHM_STRIPS = 10
+  SKSS_KNAPSACK_ALGORITHM_STRIPS = 10,
+  /* ours after Pisinger (minknap, 1997) and Martello, Pisinger, Toth (combo,
+   * 1999), CPU_REF and CPU: one optimum from an expanding core of items
+   * around the break item, DP over (weight, value) states with dominance,
+   * Dantzig and cardinality bounds; no values_by_capacity. Time and memory
+   * follow the instance's hardness, not n x C (docs/algorithms/knapsack.md) */
+  SKSS_KNAPSACK_ALGORITHM_CORE = 11
 } skss_knapsack_algorithm;
 
-/* V[c][j] = best value of items 0..j-1 within capacity c. The chosen set is
- * defined for every backend by: walking items from last to first at the
- * current capacity c, item j is taken iff V[c][j+1] != V[c][j]. So items
- * with v_j = 0 or w_j > C are never taken, and items with w_j = 0 are taken
- * iff v_j > 0.
+/* V[c][j] = best value of items 0..j-1 within capacity c. The chosen set of
+ * the DP algorithms (every one but CORE) is defined for every backend by:
+ * walking items from last to first at the current capacity c, item j is
+ * taken iff V[c][j+1] != V[c][j]. So items with v_j = 0 or w_j > C are never
+ * taken, and items with w_j = 0 are taken iff v_j > 0.
+ * CORE returns the same optimum and *a* set of that value within C: items
+ * with v_j = 0 or w_j > C are never taken and items with w_j = 0, v_j > 0
+ * always, but among equal-valued sets which one it picks depends on its
+ * search, not on the rule above (so it may differ from the DP's set). Its
+ * memory is the item lists plus its state lists (24 bytes a state, growing
+ * as the instance needs; max_bytes bounds them, else SKSS_ERR_OUT_OF_MEMORY),
+ * never a table; it needs C <= INT64_MAX / 4 when the items do not all fit.
  * Memory: with n' the items with 0 < w_j <= C and v_j > 0, C' = min(C,
  * their total weight) and R = 4 (C' + 1) bytes a value row (8 when the values
  * sum past 2^31), value-only mode needs about (threads + 1) R bytes (two rows
@@ -526,13 +540,20 @@ typedef struct skss_knapsack_desc {
    * at best_value + k, taken + k * n_items and values_by_capacity +
    * k * (capacity + 1). 0 counts as 1. */
   int64_t instances;
+  /* CORE only (the DP algorithms' time is known in advance): stop with
+   * SKSS_ERR_TIMEOUT, outputs unwritten, once the search of an instance has
+   * run this many milliseconds. 0 = no limit; a desc whose size ends before
+   * it has none. */
+  int64_t time_limit_ms;
 } skss_knapsack_desc;
 
 #define SKSS_KNAPSACK_DESC_INIT \
-  { sizeof(skss_knapsack_desc), 0, 0, 0, 0, SKSS_KNAPSACK_ALGORITHM_AUTO, NULL, 1 }
+  { sizeof(skss_knapsack_desc), 0, 0, 0, 0, SKSS_KNAPSACK_ALGORITHM_AUTO, NULL, 1, 0 }
 
-/* Weights and values must be >= 0; the sum of an instance's values must fit
- * int64 (else SKSS_ERR_OVERFLOW). Writes the optimum to *best_value and,
+/* AUTO is CORE on the CPU backend for one instance without values_by_capacity
+ * (with the items or value only), else DP (CPU_REF: always DP, the oracle)
+ * or the backend's AUTO. Weights and values must be >= 0; the sum of an
+ * instance's values must fit int64 (else SKSS_ERR_OVERFLOW). Writes the optimum to *best_value and,
  * unless value_only, taken[j] = 1 for chosen items and 0 otherwise (n bytes).
  * With desc->values_by_capacity, also the optimum for every capacity 0..C
  * (the whole last row of the table, in the same pass; it must not overlap

@@ -593,7 +593,19 @@ static void ks_run(void *p, const target *tg, int alg) {
   if (best != c->best)
     FAIL_RUN(SKSS_OP_KNAPSACK, tg, alg, "optimum %lld, cpu-ref %lld", (long long)best,
              (long long)c->best);
-  const size_t k = first_difference(taken, c->taken, (size_t)c->in->n + 1);
+  /* CORE (AUTO's choice on the CPU backend) returns some optimal set, the
+   * DP algorithms the rule's set. */
+  const bool core = alg == SKSS_KNAPSACK_ALGORITHM_CORE ||
+                    (alg == SKSS_KNAPSACK_ALGORITHM_AUTO &&
+                     skss_ctx_op_backend(tg->ctx, SKSS_OP_KNAPSACK) == SKSS_BACKEND_CPU);
+  int64_t sw = 0, sv = 0;
+  for (int64_t j = 0; core && j < c->in->n; j++)
+    if (taken[j] == 1) sw += c->in->w[j], sv += c->in->v[j];
+    else if (taken[j] != 0) FAIL_RUN(SKSS_OP_KNAPSACK, tg, alg, "taken[%lld] = %d", (long long)j, taken[j]);
+  if (core && (sw > c->in->cap || sv != best || taken[c->in->n] != POISON))
+    FAIL_RUN(SKSS_OP_KNAPSACK, tg, alg, "set of weight %lld (C = %lld) and value %lld, optimum %lld",
+             (long long)sw, (long long)c->in->cap, (long long)sv, (long long)best);
+  const size_t k = core ? (size_t)c->in->n + 1 : first_difference(taken, c->taken, (size_t)c->in->n + 1);
   if (k <= (size_t)c->in->n)
     FAIL_RUN(SKSS_OP_KNAPSACK, tg, alg, "taken[%zu] = %d, cpu-ref %d", k, taken[k], c->taken[k]);
   /* value only: the same optimum, `taken` untouched */
@@ -609,8 +621,10 @@ static void ks_run(void *p, const target *tg, int alg) {
   free(taken);
 }
 
-static const char *const KS_KINDS[] = {"uncorrelated", "weak",   "strong", "zeros",
-                                       "inverse strong", "subset sum", "fixed"};
+static const char *const KS_KINDS[] = {"uncorrelated",   "weak",          "strong",
+                                       "zeros",          "inverse strong", "subset sum",
+                                       "almost strong",  "spanner",       "profit ceiling",
+                                       "fixed"};
 
 /* Runs the instance on every candidate and frees it. */
 static void ks_one(int index, tu_knapsack *in, int kind) {

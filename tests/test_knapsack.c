@@ -70,8 +70,16 @@ static const config CONFIGS[] = {
     {SKSS_BACKEND_CPU, 1, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU},     {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU},
     {SKSS_BACKEND_CPU, 3, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU},     {SKSS_BACKEND_CPU, 5, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU},
     {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_ALGORITHM_AUTO},
+    {SKSS_BACKEND_CPU_REF, 1, SKSS_KNAPSACK_ALGORITHM_CORE},          {SKSS_BACKEND_CPU, 1, SKSS_KNAPSACK_ALGORITHM_CORE},
 };
 #define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
+
+/* Whether config k's one-instance calls without a table run CORE, whose set
+ * is any optimal one rather than the DP's rule (AUTO on the CPU backend). */
+static bool runs_core(int k) {
+  return CONFIGS[k].algorithm == SKSS_KNAPSACK_ALGORITHM_CORE ||
+         (CONFIGS[k].backend == SKSS_BACKEND_CPU && CONFIGS[k].algorithm == SKSS_KNAPSACK_ALGORITHM_AUTO);
+}
 
 typedef struct fixture {
   skss_ctx *ctx[NCONFIGS];
@@ -131,14 +139,14 @@ static void check_feasible(const tu_knapsack *in, const uint8_t *taken, int64_t 
 
 /* Every CPU_REF config gives `best` and exactly `expect_taken` (when not
  * NULL; else the first config's choice), in reconstruction and value-only
- * mode. */
+ * mode; every config that runs CORE gives `best` and a valid set of it. */
 static void check_all(const fixture *f, const tu_knapsack *in, int64_t expect_best,
                       const uint8_t *expect_taken) {
   uint8_t *taken = malloc((size_t)in->n + 1), *first = malloc((size_t)in->n + 1);
   assert_non_null(taken);
   assert_non_null(first);
   for (int k = 0; k < NCONFIGS; k++) {
-    if (CONFIGS[k].backend != SKSS_BACKEND_CPU_REF) continue;
+    if (CONFIGS[k].backend != SKSS_BACKEND_CPU_REF && !runs_core(k)) continue;
     int64_t best, best_vo;
     TU_OK(f->ctx[k], solve(f, k, in, 0, 0, &best, taken));
     TU_OK(f->ctx[k], solve(f, k, in, 1, 0, &best_vo, NULL));
@@ -149,6 +157,7 @@ static void check_all(const fixture *f, const tu_knapsack *in, int64_t expect_be
     }
     check_feasible(in, taken, best, k);
     if (taken[in->n] != POISON) TU_FAIL("taken written past n_items");
+    if (runs_core(k)) continue;
     if (k == 0) memcpy(first, taken, (size_t)in->n);
     const uint8_t *want = expect_taken ? expect_taken : first;
     for (int64_t j = 0; j < in->n; j++) {
@@ -406,6 +415,7 @@ static void test_values_by_capacity(void **state) {
     assert_non_null(taken);
     for (int k = 0; k < NCONFIGS; k++)
       for (int mode = 0; mode < 3; mode++) {
+        if (CONFIGS[k].algorithm == SKSS_KNAPSACK_ALGORITHM_CORE) continue; /* no table: test_core_misuse */
         skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
         d.n_items = in.n;
         d.capacity = in.cap;
@@ -480,6 +490,8 @@ static void test_batch(void **state) {
     }
     for (int k = 0; k < NCONFIGS; k++)
       for (int mode = 0; mode < 3; mode++) {
+        const bool core = CONFIGS[k].algorithm == SKSS_KNAPSACK_ALGORITHM_CORE;
+        if (core && mode < 2) continue; /* no table */
         skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
         d.n_items = n;
         d.capacity = cap;
@@ -499,8 +511,14 @@ static void test_batch(void **state) {
           int64_t one_best = -1;
           TU_OK(f->ctx[k], skss_knapsack(f->ctx[k], &one, w + i * n, v + i * n, &one_best,
                                          d.value_only ? NULL : one_taken));
+          /* A lone call without a table may run CORE (any optimal set). */
+          const bool same_set = !runs_core(k) || d.values_by_capacity != NULL;
+          if (!d.value_only && !same_set) {
+            tu_knapsack one_in = {n, cap, w + i * n, v + i * n};
+            check_feasible(&one_in, one_taken, one_best, k);
+          }
           if (best[i] != one_best ||
-              (!d.value_only && memcmp(taken + i * n, one_taken, (size_t)n) != 0) ||
+              (!d.value_only && same_set && memcmp(taken + i * n, one_taken, (size_t)n) != 0) ||
               (d.values_by_capacity &&
                memcmp(table + i * (cap + 1), one_table, (size_t)(cap + 1) * sizeof *table) != 0))
             TU_FAIL("config %d mode %d: instance %lld of %lld (n = %lld, C = %lld) differs from a call "
@@ -599,6 +617,7 @@ static void test_memory_limit(void **state) {
   d.n_items = 3;
   d.capacity = 1000;
   for (int k = 0; k < NCONFIGS; k++) {
+    if (runs_core(k)) continue; /* CORE's limit: test_core_misuse */
     d.algorithm = CONFIGS[k].algorithm;
     d.value_only = 0;
     d.max_bytes = 1;
@@ -726,6 +745,164 @@ static void test_misuse(void **state) {
   for (int j = 0; j < 4; j++) assert_int_equal(taken[j], POISON);
 }
 
+/* ---- CORE ----------------------------------------------------------------- */
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SLOW 10 /* sanitizers: time limits x 10 */
+#else
+#define SLOW 1
+#endif
+
+/* CORE on both CPU backends against the DP's optimum (CPU backend, value
+ * only: test_backends.c ties it to cpu-ref) and a valid set of it. */
+static void check_core(const fixture *f, const tu_knapsack *in) {
+  int64_t want;
+  TU_OK(f->ctx[2], solve(f, 2, in, 1, 0, &want, NULL));
+  uint8_t *taken = malloc((size_t)in->n + 1);
+  assert_non_null(taken);
+  for (int k = NCONFIGS - 2; k < NCONFIGS; k++) {
+    int64_t best, best_vo;
+    TU_OK(f->ctx[k], solve(f, k, in, 0, 0, &best, taken));
+    TU_OK(f->ctx[k], solve(f, k, in, 1, 0, &best_vo, NULL));
+    if (best != want || best_vo != want) {
+      print_config(k, in);
+      TU_FAIL("core optimum %lld (value only %lld), dp %lld", (long long)best, (long long)best_vo,
+              (long long)want);
+    }
+    check_feasible(in, taken, best, k);
+    if (taken[in->n] != POISON) TU_FAIL("taken written past n_items");
+  }
+  free(taken);
+}
+
+/* Every class at sizes 0, 1, 2, 31 and larger, ranges 10 .. 10^4, capacities
+ * half the total, small and random: the core search, its bounds and the
+ * re-solve for solutions older than 64 core items. */
+static void test_core_classes(void **state) {
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 11);
+  static const int64_t sizes[] = {0, 1, 2, 31, 64, 200, 500};
+  static const int64_t ranges[] = {10, 100, 1000, 10000};
+  for (int kind = 0; kind < TU_KNAPSACK_KINDS; kind++)
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; a++)
+      for (size_t b = 0; b < sizeof ranges / sizeof ranges[0]; b++)
+        for (int round = 0; round < 3; round++) {
+          if (sizes[a] * ranges[b] > 2000000) continue; /* DP cells stay small */
+          const int64_t cap = round == 1 ? tu_range(&r, 0, ranges[b] * 3) : -1;
+          tu_knapsack in = tu_knapsack_random(&r, (tu_knapsack_kind)kind, sizes[a], ranges[b], cap);
+          if (round == 2) in.cap = tu_range(&r, 0, in.cap * 2 + 1);
+          check_core(*state, &in);
+          tu_knapsack_free(&in);
+        }
+}
+
+/* Ties, zero weights and values, w > C, C past the total, values summing to
+ * INT64_MAX, a capacity of 10^15 with few items. */
+static void test_core_edges(void **state) {
+  fixture *f = *state;
+  tu_knapsack in = tu_knapsack_new(12, 30);
+  for (int j = 0; j < 12; j++) in.w[j] = 5, in.v[j] = 7;
+  check_core(f, &in);
+  for (int j = 0; j < 12; j++) in.w[j] = 1 + j % 3, in.v[j] = 2 * (1 + j % 3);
+  check_core(f, &in);
+  for (int j = 0; j < 12; j++) in.w[j] = j % 4 == 0 ? 0 : j % 4 == 1 ? 40 : j, in.v[j] = j % 3 ? j : 0;
+  check_core(f, &in);
+  in.cap = 1000;
+  check_core(f, &in);
+  tu_knapsack_free(&in);
+  in = tu_knapsack_new(3, 150); /* values near 2^61, summing to exactly INT64_MAX */
+  for (int64_t j = 0; j < 3; j++) in.w[j] = 60 + j * 11, in.v[j] = ((int64_t)1 << 61) + j;
+  in.v[0] = INT64_MAX - in.v[1] - in.v[2];
+  check_core(f, &in);
+  tu_knapsack_free(&in);
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 12);
+  in = tu_knapsack_random(&r, TU_KNAPSACK_WEAK, 40, 1000, -1); /* big values, big weights */
+  for (int64_t j = 0; j < in.n; j++) in.v[j] *= (int64_t)1 << 40;
+  check_core(f, &in);
+  tu_knapsack_free(&in);
+  in = tu_knapsack_new(16, BIG_C / 2); /* brute force on 16 huge items */
+  for (int64_t j = 0; j < 16; j++) in.w[j] = tu_range(&r, 1, BIG_C / 8), in.v[j] = tu_range(&r, 1, 1 << 30);
+  const int64_t want = brute_force(&in);
+  uint8_t taken[17];
+  for (int k = NCONFIGS - 2; k < NCONFIGS; k++) {
+    int64_t best;
+    TU_OK(f->ctx[k], solve(f, k, &in, 0, 0, &best, taken));
+    assert_int_equal(best, want);
+    check_feasible(&in, taken, best, k);
+  }
+  tu_knapsack_free(&in);
+}
+
+/* n = 10^4, R = 10^5 of the classes the issue times, each well within 1 s
+ * (the time limit fails the test past it); the set is checked. */
+static void test_core_large(void **state) {
+  fixture *f = *state;
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 13);
+  static const tu_knapsack_kind kinds[] = {TU_KNAPSACK_UNCORRELATED, TU_KNAPSACK_WEAK,
+                                           TU_KNAPSACK_SUBSET_SUM};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    tu_knapsack in = tu_knapsack_random(&r, kinds[k], 10000, 100000, -1);
+    uint8_t *taken = malloc((size_t)in.n);
+    assert_non_null(taken);
+    skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+    d.n_items = in.n;
+    d.capacity = in.cap;
+    d.algorithm = SKSS_KNAPSACK_ALGORITHM_CORE;
+    d.time_limit_ms = 1000 * SLOW;
+    int64_t best;
+    TU_OK(f->ctx[NCONFIGS - 1], skss_knapsack(f->ctx[NCONFIGS - 1], &d, in.w, in.v, &best, taken));
+    check_feasible(&in, taken, best, NCONFIGS - 1);
+    free(taken);
+    tu_knapsack_free(&in);
+  }
+}
+
+/* The time limit stops a hard search with SKSS_ERR_TIMEOUT and writes
+ * nothing; a table is refused; max_bytes bounds the states; an old desc
+ * size (before time_limit_ms) still works. */
+static void test_core_misuse(void **state) {
+  fixture *f = *state;
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 14);
+  /* Even weights, odd capacity: the bounds never close the gap of 1. */
+  tu_knapsack in = tu_knapsack_random(&r, TU_KNAPSACK_SUBSET_SUM, 20000, 1000000, -1);
+  for (int64_t j = 0; j < in.n; j++) in.w[j] = in.v[j] = 2 * in.w[j];
+  in.cap |= 1;
+  uint8_t *taken = malloc((size_t)in.n);
+  assert_non_null(taken);
+  skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+  d.n_items = in.n;
+  d.capacity = in.cap;
+  d.algorithm = SKSS_KNAPSACK_ALGORITHM_CORE;
+  d.time_limit_ms = 20;
+  int64_t best;
+  memset(taken, POISON, (size_t)in.n);
+  expect_error(f, NCONFIGS - 1, &d, in.w, in.v, &best, taken, SKSS_ERR_TIMEOUT, "time_limit_ms = 20");
+  for (int64_t j = 0; j < in.n; j++) assert_int_equal(taken[j], POISON);
+  d.time_limit_ms = -1;
+  expect_error(f, NCONFIGS - 1, &d, in.w, in.v, &best, taken, SKSS_ERR_INVALID_ARG, "time_limit_ms");
+  d.time_limit_ms = 0;
+  d.max_bytes = 4096;
+  expect_error(f, NCONFIGS - 1, &d, in.w, in.v, &best, taken, SKSS_ERR_OUT_OF_MEMORY, "max_bytes");
+  free(taken);
+  tu_knapsack_free(&in);
+  int64_t w[] = {3, 4, 5}, v[] = {4, 5, 6}, table[8];
+  uint8_t t3[3];
+  d = (skss_knapsack_desc)SKSS_KNAPSACK_DESC_INIT;
+  d.n_items = 3;
+  d.capacity = 7;
+  d.algorithm = SKSS_KNAPSACK_ALGORITHM_CORE;
+  d.values_by_capacity = table;
+  expect_error(f, NCONFIGS - 2, &d, w, v, &best, t3, SKSS_ERR_UNSUPPORTED, "values_by_capacity");
+  d.values_by_capacity = NULL;
+  d.size = offsetof(skss_knapsack_desc, time_limit_ms);
+  TU_OK(f->ctx[NCONFIGS - 2], skss_knapsack(f->ctx[NCONFIGS - 2], &d, w, v, &best, t3));
+  assert_int_equal(best, 9);
+  assert_string_equal(skss_algorithm_name(SKSS_OP_KNAPSACK, SKSS_KNAPSACK_ALGORITHM_CORE), "core");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_brute_force_small), cmocka_unit_test(test_paper_example),
@@ -737,6 +914,8 @@ int main(void) {
       cmocka_unit_test(test_values_by_capacity),
       cmocka_unit_test(test_batch),
       cmocka_unit_test(test_allocation_failure), cmocka_unit_test(test_misuse),
+      cmocka_unit_test(test_core_classes),      cmocka_unit_test(test_core_edges),
+      cmocka_unit_test(test_core_large),        cmocka_unit_test(test_core_misuse),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

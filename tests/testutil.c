@@ -90,7 +90,7 @@ tu_knapsack tu_knapsack_new(int64_t n, int64_t cap) {
 
 tu_knapsack tu_knapsack_random(tu_rng *r, tu_knapsack_kind kind, int64_t n, int64_t range, int64_t cap) {
   tu_knapsack in = tu_knapsack_new(n, 0);
-  int64_t total = 0;
+  int64_t total = 0, span_w[2] = {1, 1}, span_v[2] = {1, 1};
   for (int64_t j = 0; j < n; j++) {
     int64_t w = tu_range(r, 1, range);
     int64_t v = kind == TU_KNAPSACK_STRONG ? w + range / 10
@@ -101,6 +101,19 @@ tu_knapsack tu_knapsack_random(tu_rng *r, tu_knapsack_kind kind, int64_t n, int6
       w = v + range / 10;
     }
     if (kind == TU_KNAPSACK_SUBSET_SUM) v = w;
+    if (kind == TU_KNAPSACK_ALMOST_STRONG) v = w + range / 10 + tu_range(r, -(range / 500), range / 500);
+    if (kind == TU_KNAPSACK_PROFIT_CEILING) v = 3 * ((w + 2) / 3);
+    if (kind == TU_KNAPSACK_SPANNER) { /* item j: a multiple of one of two small spanner items */
+      if (j == 0) {
+        for (int k = 0; k < 2; k++) {
+          span_w[k] = tu_range(r, 1, range) / 5 + 1;
+          span_v[k] = span_w[k] + range / 50 + 1;
+        }
+      }
+      const int64_t a = tu_range(r, 1, 10), k = tu_range(r, 0, 1);
+      w = a * span_w[k];
+      v = a * span_v[k];
+    }
     if (kind == TU_KNAPSACK_ZEROS) {
       const int64_t pick = tu_range(r, 0, 5);
       if (pick == 0) w = 0;

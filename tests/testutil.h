@@ -58,6 +58,9 @@ typedef enum tu_knapsack_kind {
   TU_KNAPSACK_ZEROS,
   TU_KNAPSACK_INVERSE_STRONG, /* values in [1, range], weights value + range / 10 */
   TU_KNAPSACK_SUBSET_SUM,     /* value = weight */
+  TU_KNAPSACK_ALMOST_STRONG,  /* value weight + range / 10 +- range / 500 */
+  TU_KNAPSACK_SPANNER,        /* Pisinger's spanner(2, 10): multiples of 2 strongly correlated items */
+  TU_KNAPSACK_PROFIT_CEILING, /* value 3 ceil(weight / 3) */
   TU_KNAPSACK_KINDS
 } tu_knapsack_kind;
 

@@ -28,7 +28,7 @@ using namespace nb::literals;
 namespace {
 
 /* The Python exception classes, one per failing status (made at import). */
-PyObject *g_errors[SKSS_ERR_INTERNAL + 1];
+PyObject *g_errors[SKSS_ERR_TIMEOUT + 1];
 
 struct skss_failure {
   skss_status status;
@@ -271,6 +271,7 @@ NB_MODULE(_skss, m) {
       {SKSS_ERR_OVERFLOW, "skss.OverflowError", PyExc_OverflowError},
       {SKSS_ERR_CALLBACK, "skss.CallbackError", PyExc_RuntimeError},
       {SKSS_ERR_INTERNAL, "skss.InternalError", PyExc_RuntimeError},
+      {SKSS_ERR_TIMEOUT, "skss.TimeoutError", PyExc_TimeoutError},
   };
   for (const kind &k : kinds) {
     PyObject *bases = PyTuple_Pack(2, error, k.builtin);
@@ -283,7 +284,7 @@ NB_MODULE(_skss, m) {
     try {
       std::rethrow_exception(p);
     } catch (const skss_failure &f) {
-      PyObject *cls = f.status > SKSS_OK && f.status <= SKSS_ERR_INTERNAL ? g_errors[f.status] : nullptr;
+      PyObject *cls = f.status > SKSS_OK && f.status <= SKSS_ERR_TIMEOUT ? g_errors[f.status] : nullptr;
       PyErr_SetString(cls != nullptr ? cls : PyExc_RuntimeError, f.message.c_str());
     }
   });

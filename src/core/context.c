@@ -29,6 +29,7 @@ const char *skss_status_string(skss_status status) {
     case SKSS_ERR_OVERFLOW: return "overflow";
     case SKSS_ERR_CALLBACK: return "callback failed";
     case SKSS_ERR_INTERNAL: return "internal error";
+    case SKSS_ERR_TIMEOUT: return "time limit reached";
   }
   return "unknown status";
 }

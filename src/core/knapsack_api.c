@@ -63,16 +63,19 @@ static skss_status check_table(skss_ctx *ctx, const skss_knapsack_desc *d, const
 }
 
 /* The caller's desc with defaults for what it lacks: one whose size ends
- * before values_by_capacity or before instances (built before they were
- * added) asks for no table, or one instance. */
+ * before values_by_capacity, instances or time_limit_ms (built before they
+ * were added) asks for no table, one instance or no time limit. */
 static skss_status read_desc(skss_ctx *ctx, const skss_knapsack_desc *desc, skss_knapsack_desc *d) {
   const size_t before_table = offsetof(skss_knapsack_desc, values_by_capacity);
   const size_t before_batch = offsetof(skss_knapsack_desc, instances);
+  const size_t before_time = offsetof(skss_knapsack_desc, time_limit_ms);
   if (desc == NULL) return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: desc is NULL", FN);
-  if (desc->size != before_table && desc->size != before_batch && desc->size < sizeof *d)
+  if (desc->size != before_table && desc->size != before_batch && desc->size != before_time &&
+      desc->size < sizeof *d)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
-                      "%s: desc->size is %zu, expected sizeof(skss_knapsack_desc) = %zu (or %zu, %zu)",
-                      FN, desc->size, sizeof *d, before_table, before_batch);
+                      "%s: desc->size is %zu, expected sizeof(skss_knapsack_desc) = %zu (or %zu, "
+                      "%zu, %zu)",
+                      FN, desc->size, sizeof *d, before_table, before_batch, before_time);
   const skss_knapsack_desc defaults = SKSS_KNAPSACK_DESC_INIT;
   *d = defaults;
   memcpy(d, desc, desc->size < sizeof *d ? desc->size : sizeof *d);
@@ -92,6 +95,9 @@ static skss_status check_desc(skss_ctx *ctx, const skss_knapsack_desc *d, const 
   if (d->max_bytes < 0)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: max_bytes %lld is negative", FN,
                       (long long)d->max_bytes);
+  if (d->time_limit_ms < 0)
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: time_limit_ms %lld is negative", FN,
+                      (long long)d->time_limit_ms);
   if (d->value_only != 0 && d->value_only != 1)
     return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: value_only is %d, expected 0 or 1", FN,
                       d->value_only);
@@ -531,6 +537,38 @@ static skss_status solve_cuda(skss_ctx *ctx, const skss_knapsack_desc *d, int al
   return st;
 }
 
+/* CORE: each instance reduced as for the DP, then knapsack_core.c on its DP
+ * items within C' (one after another; the item lists in the arena). */
+static skss_status solve_core(skss_ctx *ctx, const skss_knapsack_desc *d, const int64_t *weights,
+                              const int64_t *values, int64_t *best_value, uint8_t *taken) {
+  if (d->values_by_capacity != NULL)
+    return skss__fail(ctx, SKSS_ERR_UNSUPPORTED,
+                      "%s: algorithm core gives one optimum, not values_by_capacity (use dp)", FN);
+  const size_t n = (size_t)d->n_items, list = round64(n * sizeof(int64_t) + 1);
+  char *mem = skss__scratch(ctx, 3 * list + round64(n + 1));
+  if (mem == NULL)
+    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for the lists of %zu items", FN, n);
+  int64_t *w = (int64_t *)(void *)mem, *v = (int64_t *)(void *)(mem + list);
+  int64_t *index = (int64_t *)(void *)(mem + 2 * list);
+  uint8_t *chosen = (uint8_t *)(mem + 3 * list);
+  for (int64_t k = 0; k < d->instances; k++) {
+    const instance in = instance_at(d, weights, values, best_value, taken, k);
+    skss__knap p;
+    memset(&p, 0, sizeof p);
+    measure(d, in.w, in.v, &p);
+    const int64_t base = fill(d, in.w, in.v, &p, w, v, index, NULL);
+    skss__knap_core args = {p.items, p.cap, w, v, d->max_bytes ? d->max_bytes : DEFAULT_MAX_BYTES,
+                            d->time_limit_ms, in.taken != NULL ? chosen : NULL, 0};
+    if (p.items > 0) {
+      const skss_status st = skss__knapsack_core(ctx, &args);
+      if (st != SKSS_OK) return st;
+    }
+    *in.best = base + args.best;
+    if (in.taken != NULL) map_taken(d, in.w, in.v, index, chosen, p.items, in.taken);
+  }
+  return SKSS_OK;
+}
+
 skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const int64_t *weights,
                           const int64_t *values, int64_t *best_value, uint8_t *taken) {
   SKSS__CHECK_CTX(ctx);
@@ -552,6 +590,13 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
     st = skss__check_host_pointers(ctx, FN, 5, host, names);
   }
   if (st == SKSS_OK) st = check_items(ctx, desc, weights, values);
+  /* One optimum on the CPU backend: the core algorithm (CPU_REF keeps DP, the oracle). */
+  if (st == SKSS_OK && desc->algorithm == SKSS_KNAPSACK_ALGORITHM_AUTO &&
+      skss__algorithm_backend(ctx, SKSS_OP_KNAPSACK, 0) == SKSS_BACKEND_CPU &&
+      desc->instances == 1 && desc->values_by_capacity == NULL)
+    algorithm = SKSS_KNAPSACK_ALGORITHM_CORE;
+  if (st == SKSS_OK && algorithm == SKSS_KNAPSACK_ALGORITHM_CORE)
+    return solve_core(ctx, desc, weights, values, best_value, taken);
   /* A batch runs its instances at once, each on one thread with DP, unless
    * the task array was asked for by name (then one after another). */
   const bool at_once = desc->instances > 1 && algorithm != SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU;

@@ -73,6 +73,7 @@ static const alg_row KNAPSACK_ALGS[] = {
     {SKSS_KNAPSACK_ALGORITHM_PARALLEL_FAIR_32, "parallel-fair-32", B_CUDA},
     {SKSS_KNAPSACK_ALGORITHM_SKSS, "skss", B_CUDA},
     {SKSS_KNAPSACK_ALGORITHM_STRIPS, "strips", B_CUDA},
+    {SKSS_KNAPSACK_ALGORITHM_CORE, "core", B_REF | B_CPU},
 };
 static const alg_row COMPACT_ALGS[] = {
     {SKSS_COMPACT_ALGORITHM_AUTO, "auto", B_ALL},

@@ -97,4 +97,18 @@ bool skss__knapsack_lowmem_bytes(const skss__knap *p, size_t *least, size_t *one
  * Single-threaded; p->bits is not used. */
 void skss__knapsack_lowmem(skss__knap *p, char *mem, size_t bytes, uint8_t *taken);
 
+/* SKSS_KNAPSACK_ALGORITHM_CORE (knapsack_core.c): one optimum of the DP
+ * items (0 < w_k <= cap, v_k > 0) from an expanding core, sequential; its
+ * memory comes from the context's allocator, at most max_bytes of states.
+ * SKSS_ERR_TIMEOUT past time_limit_ms (0: none), SKSS_ERR_OUT_OF_MEMORY,
+ * SKSS_ERR_OVERFLOW for cap > INT64_MAX / 4. */
+typedef struct skss__knap_core {
+  int64_t items, cap;
+  const int64_t *w, *v;
+  int64_t max_bytes, time_limit_ms;
+  uint8_t *chosen; /* NULL (value only) or OUT: chosen[k] = 1 for chosen item k */
+  int64_t best;    /* OUT */
+} skss__knap_core;
+skss_status skss__knapsack_core(skss_ctx *ctx, skss__knap_core *args);
+
 #endif

@@ -646,7 +646,9 @@ def bundled(t):
     weights = {i: w for i, _, w in items}
     values = {i: v for i, v, _ in items}
     best, _ = knapsack_oracle([w for _, _, w in items], [v for _, v, _ in items], capacity, with_items=False)
-    for variant in (["--backend", "cpu"], ["--backend", "cpu-ref"]):
+    for variant in (["--backend", "cpu"], ["--backend", "cpu-ref"], ["--backend", "cpu-ref", "--algorithm", "core"],
+                    ["--backend", "cpu", "--algorithm", "core", "--time-limit", "60000"],
+                    ["--backend", "cpu", "--algorithm", "dp"]):
         ok, out, _ = t.run_ok(["knapsack", "--json"] + variant + [path])
         if ok:
             r = json.loads(out)
@@ -655,8 +657,10 @@ def bundled(t):
             t.check(r["weight"] == sum(weights[i] for i in chosen) <= capacity, "bundled instance weight")
     # Decision bits of 1000 x 255052 capacities (32 MB) over a 16M limit: the items come from
     # value-row checkpoints, the same items as with all the bits; 2M is too little even for those.
-    ok, full, _ = t.run_ok(["knapsack", "--json", "--backend", "cpu", path])
-    ok2, low, _ = t.run_ok(["knapsack", "--json", "--backend", "cpu", "--max-memory", "16M", path])
+    ok, full, _ = t.run_ok(["knapsack", "--json", "--backend", "cpu", "--algorithm", "dp", path])
+    ok2, low, _ = t.run_ok(["knapsack", "--json", "--backend", "cpu", "--algorithm", "dp", "--max-memory", "16M",
+                            path])
+    expect_error(t, "--time-limit 0", ["knapsack", "--time-limit", "0", path], 64)
     if ok and ok2:
         strip = lambda r: {k: v for k, v in json.loads(r).items() if k != "time_ms"}  # noqa: E731
         t.check(strip(low) == strip(full), "--max-memory 16M: the same items from checkpoints")
@@ -674,8 +678,9 @@ def bundled(t):
     expect_error(t, "--values-by-capacity to stdout", ["knapsack", "--values-by-capacity", "-", path], 64)
     expect_error(t, "--values-by-capacity not .npy", ["knapsack", "--values-by-capacity", t.path("t.txt"), path],
                  64, outputs=[t.path("t.txt")])
-    expect_error(t, "too little memory even for checkpoints", ["knapsack", "--max-memory", "2M", path], 71)
-    rc, _, err = t.run(["knapsack", "--max-memory", "2M", path])
+    expect_error(t, "too little memory even for checkpoints",
+                 ["knapsack", "--algorithm", "dp", "--max-memory", "2M", path], 71)
+    rc, _, err = t.run(["knapsack", "--algorithm", "dp", "--max-memory", "2M", path])
     t.check(b"reconstructing from checkpoints" in err, "the 2M error names the checkpoints' need: %r" % err)
 
 
@@ -1106,9 +1111,9 @@ def limits(t):
     with open(k43, "w") as f:
         f.write("2\n1 10 500000000\n2 20 500000000\n1000000000\n")
     start = time.time()
-    expect_error(t, "knapsack 43-byte instance", ["knapsack", k43], EX_OSERR)
+    expect_error(t, "knapsack 43-byte instance", ["knapsack", "--algorithm", "dp", k43], EX_OSERR)
     t.check(time.time() - start < 10, "the 43-byte knapsack instance fails fast")
-    rc, _, err = t.run(["knapsack", k43])
+    rc, _, err = t.run(["knapsack", "--algorithm", "dp", k43])
     t.check(b"bytes" in err and b"--max-memory" in err, "knapsack: the bytes needed and the option are named: %r" % err)
     bundled = os.path.join(t.data, "knapsack_sc_1000.txt")
     expect_error(t, "knapsack --max-memory 1K", ["knapsack", "--max-memory", "1K", bundled], EX_OSERR)

@@ -53,6 +53,7 @@ static int status_exit_code(skss_status status) {
     case SKSS_ERR_CUDA:
     case SKSS_ERR_CALLBACK:
     case SKSS_ERR_INTERNAL: return EX_SOFTWARE;
+    case SKSS_ERR_TIMEOUT: return EX_TEMPFAIL;
   }
   return EX_SOFTWARE;
 }

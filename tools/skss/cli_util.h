@@ -10,7 +10,8 @@
  * Exit codes: EX_USAGE bad options or values, EX_DATAERR bad input data (an
  * image above the pixel limit too), EX_NOINPUT unreadable input,
  * EX_UNAVAILABLE a backend or algorithm this build or machine lacks,
- * EX_OSERR out of memory (or above a memory limit), EX_CANTCREAT an output
+ * EX_OSERR out of memory (or above a memory limit), EX_TEMPFAIL a time
+ * limit (--time-limit) reached, EX_CANTCREAT an output
  * that cannot be written, EX_IOERR a failed write to stdout, EX_SOFTWARE any
  * other library failure.
  */

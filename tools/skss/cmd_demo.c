@@ -157,6 +157,10 @@ static skss_status call_knapsack(const demo *d, skss_ctx *ctx, const demo_step *
   skss_knapsack_desc desc = SKSS_KNAPSACK_DESC_INIT;
   desc.n_items = k->n;
   desc.capacity = k->capacity;
+  /* The paper's DP on the CPU too: its item rule makes every row's bytes
+   * comparable (AUTO there is the core algorithm, any optimal set). */
+  if (skss_ctx_op_backend(ctx, SKSS_OP_KNAPSACK) != SKSS_BACKEND_CUDA)
+    desc.algorithm = SKSS_KNAPSACK_ALGORITHM_DP;
   return skss_knapsack(ctx, &desc, k->weights, k->values, out, (uint8_t *)out + sizeof(int64_t));
 }
 

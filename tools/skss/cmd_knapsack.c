@@ -33,7 +33,12 @@ static const char USAGE[] =
     "                   also write the optimum for every capacity 0..C (C + 1\n"
     "                   int64) from the same pass\n"
     "  --backend B      auto (default), cpu-ref, cpu, cuda\n"
-    "  --algorithm A    auto (default); cpu-ref, cpu: dp; cpu: taskarray-cpu;\n"
+    "  --time-limit MS  stop the core search after MS milliseconds (exit 75,\n"
+    "                   no answer); default: none\n"
+    "  --algorithm A    auto (default); cpu-ref, cpu: core (one optimum from\n"
+    "                   an expanding core: auto on cpu without\n"
+    "                   --values-by-capacity; its item set is any optimal one),\n"
+    "                   dp; cpu: taskarray-cpu;\n"
     "                   cuda: parallel-forward, parallel-fair-K (K = 2, 4, 8,\n"
     "                   16, 32), skss (the paper's, each keeping the whole\n"
     "                   value table in device memory), strips (ours, auto)\n"
@@ -45,7 +50,8 @@ static const char USAGE[] =
 #define KNAPSACK_DEFAULT_MAX_BYTES ((int64_t)4 << 30)
 
 typedef struct knapsack_args {
-  const char *capacity_text, *max_memory_text, *table_out;
+  const char *capacity_text, *max_memory_text, *table_out, *time_limit_text;
+  int64_t time_limit_ms;
   int64_t capacity; /* -1: the file's */
   int64_t max_bytes;
   int value_only;
@@ -79,6 +85,7 @@ static int parse_args(cli_cmd *c, int argc, char **argv, knapsack_args *a) {
       {"--value-only", 0, NULL, &a->value_only},
       {"--max-memory", 1, &a->max_memory_text, NULL},
       {"--values-by-capacity", 1, &a->table_out, NULL},
+      {"--time-limit", 1, &a->time_limit_text, NULL},
   };
   int rc = cli_parse(c, argc, argv, CLI_OPT_BACKEND | CLI_OPT_ALGORITHM | CLI_OPT_JSON, opts,
                      sizeof opts / sizeof opts[0], 1, 1);
@@ -95,6 +102,8 @@ static int parse_args(cli_cmd *c, int argc, char **argv, knapsack_args *a) {
     if (strcmp(a->table_out, "-") == 0)
       return cli_fail(c, EX_USAGE, "--values-by-capacity: stdout holds the report; give a .npy file");
   }
+  rc = cli_option_i64(c, "--time-limit", a->time_limit_text, 1, INT64_MAX, &a->time_limit_ms);
+  if (rc != EX_OK) return rc;
   return cli_option_i64(c, "--capacity", a->capacity_text, 0, INT64_MAX, &a->capacity);
 }
 
@@ -179,6 +188,7 @@ static int solve(const cli_cmd *c, const knapsack_args *a, skss_ctx *ctx, int al
   d.max_bytes = a->max_bytes;
   d.algorithm = (skss_knapsack_algorithm)algorithm;
   d.values_by_capacity = table;
+  d.time_limit_ms = a->time_limit_ms;
   double t0 = cli_now_ms();
   skss_status st = skss_knapsack(ctx, &d, inst->weights, inst->values, &r.value, r.taken);
   r.ms = cli_now_ms() - t0;
