@@ -6,8 +6,9 @@
  * 0-1 knapsack problem" (Manage. Sci. 45(3), 1999): items partly sorted by
  * efficiency around the break item, a core [s, t] grown one item a side at a
  * time, DP over a list of (weight, profit) states with dominance, Dantzig-type
- * bounds fathoming states and fixing items, and a global bound tightened by
- * cardinality constraints (Lagrangian, exact integers). Sequential.
+ * bounds fathoming states and fixing items, a global bound tightened by
+ * cardinality constraints (Lagrangian, exact integers), and combo's pairing of
+ * each state with one item outside the core for the incumbent. Sequential.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@ typedef struct solver {
   bool have;              /* a state reached z (else z is only a lower bound) */
   uint64_t zv;
   int64_t zdepth;
+  int64_t zextra;         /* id of an item outside the core the incumbent flips, or -1 */
   int64_t *hist, depth;   /* positions of core items, in the order they came */
   int64_t upper;          /* global upper bound */
   int64_t card_at;        /* depth at which the cardinality bound is next computed */
@@ -217,6 +219,7 @@ static inline void emit(solver *q, int64_t *no, int64_t *top, const state *x) {
     q->have = true;
     q->zv = x->v;
     q->zdepth = q->depth;
+    q->zextra = -1;
   }
   if (!alive(q, x)) return;
   if (*no > 0 && q->o[*no - 1].w == x->w) (*no)--;
@@ -369,6 +372,74 @@ static skss_status card_bound(solver *q) {
   return SKSS_OK;
 }
 
+static int cmp_item_w(const void *x, const void *y) {
+  const int64_t a = ((const item *)x)->w, b = ((const item *)y)->w;
+  return (a > b) - (a < b);
+}
+
+/* Pairing (combo): each state completed by one item outside the core, added
+ * (the most profitable that fits) or removed (the least profitable that makes
+ * it fit), for a better incumbent. */
+static skss_status pair_states(solver *q) {
+  const int64_t nr = q->n - 1 - q->t, nl = q->s;
+  if (nr + nl == 0) return SKSS_OK;
+  item *r = skss__alloc(q->ctx, sizeof(item) * (size_t)(nr + nl + 1));
+  if (r == NULL) return skss__fail(q->ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_knapsack(): no memory for pairing");
+  item *l = r + nr;
+  memcpy(r, q->it + q->t + 1, sizeof(item) * (size_t)nr);
+  memcpy(l, q->it, sizeof(item) * (size_t)nl);
+  qsort(r, (size_t)nr, sizeof(item), cmp_item_w);
+  qsort(l, (size_t)nl, sizeof(item), cmp_item_w);
+  for (int64_t k = 1; k < nr; k++) /* r[k]: the most profitable of r[0..k] */
+    if (r[k].p < r[k - 1].p) {
+      r[k].p = r[k - 1].p;
+      r[k].id = r[k - 1].id;
+    }
+  for (int64_t k = nl - 2; k >= 0; k--) /* l[k]: the least profitable of l[k..] */
+    if (l[k].p > l[k + 1].p) {
+      l[k].p = l[k + 1].p;
+      l[k].id = l[k + 1].id;
+    }
+  for (int64_t i = 0; i < q->na; i++) {
+    const state *x = &q->a[i];
+    int64_t best = -1, id = -1;
+    if (x->w <= q->cap) {
+      const int64_t d = q->cap - x->w;
+      int64_t lo = 0, hi = nr; /* first with w > d */
+      while (lo < hi) {
+        const int64_t m = lo + (hi - lo) / 2;
+        if (r[m].w <= d) lo = m + 1;
+        else hi = m;
+      }
+      if (lo > 0) {
+        best = x->p + r[lo - 1].p;
+        id = r[lo - 1].id;
+      }
+    } else {
+      const int64_t e = x->w - q->cap;
+      int64_t lo = 0, hi = nl; /* first with w >= e */
+      while (lo < hi) {
+        const int64_t m = lo + (hi - lo) / 2;
+        if (l[m].w < e) lo = m + 1;
+        else hi = m;
+      }
+      if (lo < nl) {
+        best = x->p - l[lo].p;
+        id = l[lo].id;
+      }
+    }
+    if (id >= 0 && best > q->z) {
+      q->z = best;
+      q->have = true;
+      q->zv = x->v;
+      q->zdepth = q->depth;
+      q->zextra = id;
+    }
+  }
+  skss__free(q->ctx, r);
+  return SKSS_OK;
+}
+
 static bool past_deadline(const solver *q) {
   if (!q->timed) return false;
   struct timespec now;
@@ -394,6 +465,8 @@ static skss_status expand(solver *q, int64_t ms) {
       skss_status st = card_bound(q);
       if (st != SKSS_OK) return st;
       q->card_at *= 4;
+      st = pair_states(q);
+      if (st != SKSS_OK) return st;
       if (q->z >= q->upper) break;
     }
     for (int side = 0; side < 2; side++) {
@@ -429,6 +502,7 @@ static skss_status solve(solver *q, int64_t floor_value, int64_t ms) {
   q->have = true;
   q->zv = 0;
   q->zdepth = 0;
+  q->zextra = -1;
   if (floor_value - 1 > q->z) {
     q->z = floor_value - 1;
     q->have = false;
@@ -451,6 +525,10 @@ static int64_t mark(const solver *q, uint8_t *chosen, uint8_t *fixed) {
     const int64_t pos = q->hist[q->zdepth - 1 - k];
     if ((q->zv >> k) & 1u) chosen[q->it[pos].id] ^= 1u;
     fixed[q->it[pos].id] = 1;
+  }
+  if (q->zextra >= 0) {
+    chosen[q->zextra] ^= 1u;
+    fixed[q->zextra] = 1;
   }
   return q->zdepth - known;
 }
