@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuda_places.h"
 #include "testutil.h"
 
 #define POISON 0xA5
@@ -80,11 +81,9 @@ static void finish(const char *what) {
 
 /* ---- memory of every kind ------------------------------------------------ */
 
-typedef enum place { HOST = 0, DEVICE = 1, MANAGED = 2, PINNED = 3, PLACES = 4 } place;
 enum { B_IN, B_MASK, B_VALUES, B_INDICES, B_COUNT, BUFS };
 #define PL(buffer, p) ((unsigned)(p) << (2 * (buffer)))
 #define ALL(p) (PL(B_IN, p) | PL(B_MASK, p) | PL(B_VALUES, p) | PL(B_INDICES, p) | PL(B_COUNT, p))
-static const char PLACE_CHAR[PLACES] = {'h', 'd', 'm', 'p'};
 
 /* Placements the cases rotate through: all device (asynchronous), all host,
  * device inputs with host outputs, the reverse, mixes, managed, pinned. */
@@ -105,41 +104,7 @@ static place place_of(unsigned where, int buffer) { return (place)((where >> (2 
 static void *BUF[PLACES][BUFS];
 static skss_ctx *ORACLE, *CTX;
 
-static void *place_alloc(place p, size_t bytes) {
-  void *ptr = NULL;
-  cudaError_t e = cudaSuccess;
-  if (p == HOST) ptr = malloc(bytes);
-  else if (p == DEVICE) e = cudaMalloc(&ptr, bytes);
-  else if (p == MANAGED) e = cudaMallocManaged(&ptr, bytes, cudaMemAttachGlobal);
-  else e = cudaMallocHost(&ptr, bytes);
-  if (e != cudaSuccess || ptr == NULL) TU_FAIL("no %zu bytes of %c memory: %s", bytes, PLACE_CHAR[p], cudaGetErrorString(e));
-  return ptr;
-}
-
-static void place_free(place p, void *ptr) {
-  if (p == HOST) free(ptr);
-  else if (p == PINNED) cudaFreeHost(ptr);
-  else cudaFree(ptr);
-}
-
-static void place_put(place p, void *dst, const void *src, size_t bytes) {
-  if (bytes == 0) return;
-  if (p == DEVICE) assert_int_equal(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), cudaSuccess);
-  else memcpy(dst, src, bytes);
-}
-
-/* Reads back after the device is done (the context's stream included). */
-static void place_get(place p, void *dst, const void *src, size_t bytes) {
-  assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
-  if (bytes == 0) return;
-  if (p == DEVICE) assert_int_equal(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-  else memcpy(dst, src, bytes);
-}
-
-static void place_poison(place p, void *ptr, size_t bytes) {
-  if (p == DEVICE) assert_int_equal(cudaMemset(ptr, POISON, bytes), cudaSuccess);
-  else memset(ptr, POISON, bytes);
-}
+static void place_poison(place p, void *ptr, size_t bytes) { place_poison_bytes(p, ptr, POISON, bytes); }
 
 static int setup(void **state) {
   (void)state;

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuda_places.h"
 #include "testutil.h"
 
 #define POISON 0xA5
@@ -100,11 +101,9 @@ static void finish(const char *what) {
 
 /* ---- memory of every kind ------------------------------------------------ */
 
-typedef enum place { HOST = 0, DEVICE = 1, MANAGED = 2, PINNED = 3 } place;
 enum { B_W, B_V, B_BEST, B_TAKEN, B_TABLE, BUFS };
 #define PL(buffer, p) ((unsigned)(p) << (2 * (buffer)))
 #define ALL_DEVICE (PL(B_W, DEVICE) | PL(B_V, DEVICE) | PL(B_BEST, DEVICE) | PL(B_TAKEN, DEVICE) | PL(B_TABLE, DEVICE))
-static const char PLACE_CHAR[4] = {'h', 'd', 'm', 'p'};
 
 static place place_of(unsigned where, int buffer) { return (place)((where >> (2 * buffer)) & 3u); }
 
@@ -122,40 +121,7 @@ static const unsigned WHERES[] = {
 };
 #define N_WHERES ((int)(sizeof WHERES / sizeof WHERES[0]))
 
-static void *place_alloc(place p, size_t bytes) {
-  void *ptr = NULL;
-  if (bytes == 0) bytes = 1;
-  cudaError_t e = cudaSuccess;
-  if (p == HOST) ptr = malloc(bytes);
-  else if (p == DEVICE) e = cudaMalloc(&ptr, bytes);
-  else if (p == MANAGED) e = cudaMallocManaged(&ptr, bytes, cudaMemAttachGlobal);
-  else e = cudaMallocHost(&ptr, bytes);
-  if (e != cudaSuccess || ptr == NULL) TU_FAIL("no %zu bytes of %c memory: %s", bytes, PLACE_CHAR[p], cudaGetErrorString(e));
-  return ptr;
-}
-
-static void place_free(place p, void *ptr) {
-  if (p == HOST) free(ptr);
-  else if (p == PINNED) cudaFreeHost(ptr);
-  else cudaFree(ptr);
-}
-
-static void place_put(place p, void *dst, const void *src, size_t bytes) {
-  if (bytes == 0) return;
-  if (p == DEVICE) assert_int_equal(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), cudaSuccess);
-  else memcpy(dst, src, bytes);
-}
-
-static void place_get(place p, void *dst, const void *src, size_t bytes) {
-  if (bytes == 0) return;
-  if (p == DEVICE) assert_int_equal(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-  else memcpy(dst, src, bytes);
-}
-
-static void place_poison(place p, void *ptr, size_t bytes) {
-  if (p == DEVICE) assert_int_equal(cudaMemset(ptr, POISON, bytes), cudaSuccess);
-  else memset(ptr, POISON, bytes);
-}
+static void place_poison(place p, void *ptr, size_t bytes) { place_poison_bytes(p, ptr, POISON, bytes); }
 
 /* ---- instances and runs --------------------------------------------------- */
 
