@@ -735,13 +735,10 @@ static void test_knapsack(void **state) {
 
 /* ---- stream compaction ----------------------------------------------------- */
 
-static const skss_dtype DTYPES[] = {SKSS_DTYPE_U8,  SKSS_DTYPE_I8,  SKSS_DTYPE_U16, SKSS_DTYPE_I16,
-                                    SKSS_DTYPE_U32, SKSS_DTYPE_I32, SKSS_DTYPE_U64, SKSS_DTYPE_I64,
-                                    SKSS_DTYPE_F32, SKSS_DTYPE_F64};
-#define N_DTYPES ((int)(sizeof DTYPES / sizeof DTYPES[0]))
-#define N_KEEPS (SKSS_COMPACT_KEEP_MASK_BITS + 1)
-static const char *const KEEP_NAMES[N_KEEPS] = {"lt", "le", "gt", "ge", "eq", "ne", "range", "nonzero",
-                                                "mask-bytes", "mask-bits"};
+#define DTYPES TU_COMPACT_DTYPES
+#define N_DTYPES TU_COMPACT_N_DTYPES
+#define N_KEEPS TU_COMPACT_N_KEEPS
+#define KEEP_NAMES TU_COMPACT_KEEP_NAMES
 
 typedef struct cp_case {
   skss_compact_desc d;

@@ -214,6 +214,12 @@ static int compact_specials(const skss_compact_desc *d, uint64_t *bits, double *
 
 /* Random elements, a quarter of them awkward; masks random with bits past
  * n set (to be ignored). */
+const skss_dtype TU_COMPACT_DTYPES[TU_COMPACT_N_DTYPES] = {
+    SKSS_DTYPE_U8,  SKSS_DTYPE_I8,  SKSS_DTYPE_U16, SKSS_DTYPE_I16, SKSS_DTYPE_U32,
+    SKSS_DTYPE_I32, SKSS_DTYPE_U64, SKSS_DTYPE_I64, SKSS_DTYPE_F32, SKSS_DTYPE_F64};
+const char *const TU_COMPACT_KEEP_NAMES[TU_COMPACT_N_KEEPS] = {"lt", "le", "gt", "ge", "eq", "ne", "range",
+                                                             "nonzero", "mask-bytes", "mask-bits"};
+
 void tu_compact_fill(tu_rng *r, const skss_compact_desc *d, void *in, uint8_t *mask) {
   uint64_t bits[16] = {0};
   double f[16] = {0};

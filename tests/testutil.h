@@ -81,6 +81,11 @@ void tu_compact_scalars(tu_rng *r, skss_dtype t, int which, skss_scalar *a, skss
  * floats also NaN, -NaN, infinities, -0.0, the least subnormal), and a
  * random mask of n bytes whose bits past n are set (to be ignored). */
 void tu_compact_fill(tu_rng *r, const skss_compact_desc *d, void *in, uint8_t *mask);
+/* Every compaction dtype, and every predicate's CLI name (by skss_compact_keep). */
+#define TU_COMPACT_N_DTYPES 10
+#define TU_COMPACT_N_KEEPS (SKSS_COMPACT_KEEP_MASK_BITS + 1)
+extern const skss_dtype TU_COMPACT_DTYPES[TU_COMPACT_N_DTYPES];
+extern const char *const TU_COMPACT_KEEP_NAMES[TU_COMPACT_N_KEEPS];
 
 /* The large compaction cases: a million f32 in [0, 1) kept below 0, 0.5
  * and 2 (selectivities 0, 50 and 100 %), then a million-bit random mask;
