@@ -68,6 +68,18 @@
 #define SKSS_CUDA_SAT_ONEPASS_RAW_ROWS_PER_WARP_TALL 12
 /* Raw-tile blocks an SM (64 registers a thread; five blocks spill) [SAT: tile shapes]. */
 #define SKSS_CUDA_SAT_ONEPASS_RAW_BLOCKS 4
+/* Blocks an SM of the short shape at most: 64 registers a thread, which its
+ * stores of misaligned rows need (12 blocks leave 40 and 10 leave 48: both
+ * spilled); it runs where the tall shape does not fill the GPU, up to ~2K
+ * squared, whose 32 x 128 tiles 8 blocks an SM of 132 SMs still hold at
+ * once [predicted]. */
+#define SKSS_CUDA_SAT_ONEPASS_SHORT_BLOCKS 8
+/* Blocks an SM of the short shape computing both tables (plain and squared)
+ * in one launch: 64 registers a thread, twice the code spilled at 40 [predicted]. */
+#define SKSS_CUDA_SAT_ONEPASS_BOTH_BLOCKS 8
+/* Blocks an SM of raw and big tiles computing both tables: 85 registers a
+ * thread (64 spilled 8-24 bytes) [predicted]. */
+#define SKSS_CUDA_SAT_ONEPASS_BOTH_BIG_BLOCKS 3
 /* Shared memory of an sm_90 SM, which bounds the tiles an SM holds (the CUDA guide's figure, not tuned). */
 #define SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM (228 * 1024)
 /* Shared memory an SM reserves for each block (the CUDA guide's figure, not tuned). */
@@ -75,6 +87,7 @@
 /* Predecessors a thread loads at once in a look-back [SAT: look-back loads]. */
 #ifndef SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS /* (a -D overrides it, for sweeps) */
 #define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS 4
+#endif
 /* ---- stream compaction (compact/) ---- */
 /* onepass: threads a block for 1-, 2-, 4- and 8-byte elements [untuned]. */
 #define SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B 256
@@ -94,15 +107,68 @@
 /* flag-scan-scatter: blocks a copy-back kernel launches per SM (in place) [untuned]. */
 #define SKSS_CUDA_COMPACT_COPY_BLOCKS_PER_SM 8
 
-#endif
 /* The same for big and huge tiles, not raw ones [SAT: look-back loads]. */
 #define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS_BIG 2
 
 /* ---- SAT: what AUTO runs on the CUDA backend (sat/sat_dispatch.cu) ---- */
-/* Integer sums: onepass, the fastest CUDA algorithm in every case measured [SAT: AUTO]. */
-#define SKSS_CUDA_SAT_AUTO_INTEGER SKSS_SAT_ALGORITHM_ONEPASS
-/* Float sums: onepass too (within the bound; SCANROWCOLUMN_KS repeats bit for bit) [SAT: AUTO]. */
-#define SKSS_CUDA_SAT_AUTO_FLOAT SKSS_SAT_ALGORITHM_ONEPASS
+/* AUTO per type pair (the kernels' pair: u8 -> i32 runs u8_u32, i32 -> i32
+ * i32_u32), layout (0 inclusive, 1 padded) and size: X(pair, padded, side,
+ * algorithm), the first row whose side bounds the larger side (0: any),
+ * bands around the sat-matrix suite's 1K, 4K and 16K. Onepass was the
+ * fastest CUDA algorithm in every case measured before (inclusive f32, u8 ->
+ * u32, f64); the other cells are [predicted] until suite sat-matrix has run
+ * on a GPU, whose fastest row per cell replaces them [SAT: AUTO]. */
+#define SKSS_CUDA_SAT_AUTO_TABLE(X) \
+  X(u8_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */
+/* A pair and layout missing from the table (none now) [SAT: AUTO]. */
+#define SKSS_CUDA_SAT_AUTO_DEFAULT SKSS_SAT_ALGORITHM_ONEPASS
 
 /* ---- Halftone: the error-diffusion paper's GPU variants
  * (halftone/halftone_pram.cu, halftone_parallelogram.cu) ---- */
