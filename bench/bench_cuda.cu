@@ -5,8 +5,9 @@
  * table against the device copy of the cpu-ref result, and the in-process
  * GPU peers of the SAT: CUB (each row scanned by
  * cub::DeviceScan::InclusiveScanByKey keyed by the row index, then a column
- * pass) and NPP's nppiIntegral_8u32s / _8u32f (when CMake found NPP:
- * SKSS_BENCH_NPP).
+ * pass) and NPP's nppiIntegral_8u32s / _8u32f and nppiSqrIntegral_8u32s64f
+ * (when CMake found NPP: SKSS_BENCH_NPP, _SQR); the one-call timing and the
+ * copy of a case's bytes of suite sat-matrix.
  *
  * Timing: the host enqueues a batch of runs, each between two events,
  * behind a one-thread kernel that keeps the device waiting (1 ms, or 1.5
