@@ -68,12 +68,13 @@
 #define SKSS_CUDA_SAT_ONEPASS_RAW_ROWS_PER_WARP_TALL 12
 /* Raw-tile blocks an SM (64 registers a thread; five blocks spill) [SAT: tile shapes]. */
 #define SKSS_CUDA_SAT_ONEPASS_RAW_BLOCKS 4
-/* Blocks an SM of the short shape at most: 64 registers a thread, which its
- * stores of misaligned rows need (12 blocks leave 40 and 10 leave 48: both
- * spilled); it runs where the tall shape does not fill the GPU, up to ~2K
- * squared, whose 32 x 128 tiles 8 blocks an SM of 132 SMs still hold at
- * once [predicted]. */
-#define SKSS_CUDA_SAT_ONEPASS_SHORT_BLOCKS 8
+/* Blocks an SM of the 4-warp shapes (short, tall) in the kernels that
+ * restage misaligned rows (the padded layout's) into aligned words: 80
+ * registers a thread (at 12 blocks, 40, the short one spilled, and at 7,
+ * 72, the tall one for 1-byte inputs); the short shape runs where all its
+ * tiles are resident anyway. Wider shapes keep their blocks (raw tiles
+ * spill a few bytes, as their aligned kernels do) [predicted]. */
+#define SKSS_CUDA_SAT_ONEPASS_SHIFTED_BLOCKS_4W 6
 /* Blocks an SM of the short shape computing both tables (plain and squared)
  * in one launch: 64 registers a thread, twice the code spilled at 40 [predicted]. */
 #define SKSS_CUDA_SAT_ONEPASS_BOTH_BLOCKS 8

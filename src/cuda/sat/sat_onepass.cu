@@ -110,6 +110,16 @@ struct skss__op_shape {
   static_assert(!RAW || sizeof(In) < sizeof(Acc), "raw tiles are for inputs narrower than their sums");
 };
 
+/* Shape S with at most M blocks an SM, so more registers a thread: the
+ * kernels that restage misaligned rows (SH) run so, and the aligned ones
+ * keep their tuned occupancy and code. */
+template <typename S, int M>
+struct skss__op_capped;
+template <typename In, typename Acc, int W, int V, int R, bool RAW, int MB, int M>
+struct skss__op_capped<skss__op_shape<In, Acc, W, V, R, RAW, MB>, M> {
+  typedef skss__op_shape<In, Acc, W, V, R, RAW, (MB < M ? MB : M)> type;
+};
+
 /* A carry word's kind (the tag less epoch * 4); 0 is "nothing yet". */
 enum { SKSS__OP_PENDING = 0, SKSS__OP_AGGREGATE = 1, SKSS__OP_INCLUSIVE = 2 };
 
@@ -159,6 +169,7 @@ struct skss__op_shared {
   Acc row_left[S::TILE_H];              /* each row's sum left of the tile */
   Acc corner;
   int ticket; /* the block's */
+  int ts, tp; /* its tile's place, for the padded border after the tile */
 };
 
 /* One global-memory word of `bytes` (a multiple of 4): the widest of 16, 8, 4 dividing it. */
@@ -502,11 +513,13 @@ __device__ __forceinline__ void skss__op_slot_get(const skss__sat_dev_plane &p, 
 }
 
 /* The whole tile of ticket `t` (see the header); RS: output rows are
- * restaged (S::RESTAGE shapes where the tiles fill the GPU); again: the
+ * restaged (S::RESTAGE shapes where the tiles fill the GPU); SH: output
+ * rows are not all 16-byte aligned, and whole ones are restaged into aligned
+ * words (skss__op_restage_shifted); again: the
  * block's second plane of the same tile (the squared one), whose raw
  * inputs, in a RAW tile, are still in shared memory (other tiles load their
  * inputs again, which the first pass has just brought into L2). */
-template <typename S, typename In, typename Acc, bool RS>
+template <typename S, typename In, typename Acc, bool RS, bool SH>
 __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
                                                  const skss__op_tiles &g, int ticket,
                                                  skss__op_shared<S, Acc> &sh, bool again) {
@@ -522,6 +535,10 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   const int64_t row0 = r0 + warp * RPW, col = c0 + lane * V;
   const int first = warp * RPW; /* the warp's first row within the tile */
   const bool has_below = ts + 1 < g.down, has_right = tp + 1 < g.across;
+  if (SH && threadIdx.x == 0) { /* (the padded layout's rows are never aligned: its kernels are SH) */
+    sh.ts = ts;
+    sh.tp = tp;
+  }
 
   /* 1. load (own slots only: no barrier before reading them back); BIG
    * tiles commit each row's copy on its own and scan a row as soon as it
@@ -636,7 +653,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
    * below the image is skipped); whole rows that are not aligned are
    * restaged into aligned words (skss__op_restage_shifted) */
   const bool restage = RS && c0 + S::TILE_W <= p.width;
-  const bool shifted = !g.vec_out && c0 + S::TILE_W <= p.width;
+  const bool shifted = SH && c0 + S::TILE_W <= p.width;
   Acc left = 0;
   if constexpr (TILE_H - RPW <= 64) {
 #pragma unroll
@@ -690,7 +707,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
     skss__op_put<Acc>(g.corners + (size_t)t * N, x[V - 1], g.ta.epoch, SKSS__OP_INCLUSIVE);
 }
 
-template <typename S, typename In, typename Acc, bool RS, bool BOTH>
+template <typename S, typename In, typename Acc, bool RS, bool BOTH, bool SH>
 __global__ void __launch_bounds__(S::THREADS, S::BLOCKS)
     skss__sat_onepass_kernel(skss__sat_dev_plane p, skss__op_tiles g) {
   __shared__ typename std::conditional<S::DYNAMIC, char, skss__op_shared<S, Acc>>::type sh_static;
@@ -702,11 +719,11 @@ __global__ void __launch_bounds__(S::THREADS, S::BLOCKS)
   /* the ticket is in shared memory */
   __syncthreads();
   const int ticket = sh.ticket;
-  skss__op_do_tile<S, In, Acc, RS>(p, g, ticket, sh, false);
-  /* the padded border, last: its registers are free once the tile's are (its coordinates found again) */
-  if (p.border) {
-    int ts, tp;
-    skss__op_diagonal_tile(ticket, g.down, g.across, ts, tp);
+  skss__op_do_tile<S, In, Acc, RS, SH>(p, g, ticket, sh, false);
+  /* the padded border, last, where its registers are free (the tile's place
+   * from shared memory: the tile's barriers have published it) */
+  if (SH && p.border) {
+    const int ts = sh.ts, tp = sh.tp;
     if (ts == 0 || tp == 0)
       skss__op_border<S::THREADS, S::TILE_H, S::TILE_W, Acc>(p, ts, tp, (int64_t)ts * S::TILE_H,
                                                              (int64_t)tp * S::TILE_W);
@@ -731,7 +748,7 @@ __global__ void __launch_bounds__(S::THREADS, S::BLOCKS)
     h.corners += g.plane_words;
     /* every thread is done with the first plane's shared memory before the second reuses it */
     __syncthreads();
-    skss__op_do_tile<S, In, Acc, RS>(q, h, ticket, sh, true);
+    skss__op_do_tile<S, In, Acc, RS, SH>(q, h, ticket, sh, true);
   }
 }
 
@@ -748,7 +765,7 @@ static bool onepass_tiles(const skss__sat_dev_plane *plane, int *down, int *acro
 }
 
 /* Launches the kernel over a plane's tiles; its carry words and tickets are taken. */
-template <typename S, typename In, typename Acc, bool RS, bool BOTH>
+template <typename S, typename In, typename Acc, bool RS, bool BOTH, bool SH>
 static skss_status onepass_launch(skss_ctx *ctx, const skss__op_tiles &g, const skss__sat_dev_plane *plane,
                                   cudaStream_t stream) {
   const size_t dynamic = S::DYNAMIC ? sizeof(skss__op_shared<S, Acc>) : 0;
@@ -758,16 +775,16 @@ static skss_status onepass_launch(skss_ctx *ctx, const skss__op_tiles &g, const 
   const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
   if (bit == 0 || !(set_on.load(std::memory_order_relaxed) & bit)) {
     /* the tile is in shared memory: take the whole carveout for it (the kernel reads through L2) */
-    SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS, BOTH>,
+    SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS, BOTH, SH>,
                                                 cudaFuncAttributePreferredSharedMemoryCarveout,
                                                 (int)cudaSharedmemCarveoutMaxShared));
     if (S::DYNAMIC)
-      SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS, BOTH>,
+      SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS, BOTH, SH>,
                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dynamic));
     /* relaxed: two threads that both set the attributes set the same values */
     set_on.fetch_or(bit, std::memory_order_relaxed);
   }
-  skss__sat_onepass_kernel<S, In, Acc, RS, BOTH><<<g.count, S::THREADS, dynamic, stream>>>(*plane, g);
+  skss__sat_onepass_kernel<S, In, Acc, RS, BOTH, SH><<<g.count, S::THREADS, dynamic, stream>>>(*plane, g);
   if (cudaPeekAtLastError() != cudaSuccess) skss__cuda_epoch_flags_abandon(ctx);
   SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
   return SKSS_OK;
@@ -817,13 +834,18 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane, 
   g.rows = reinterpret_cast<skss__op_u64 *>(g.ta.words);
   g.cols = g.rows + (size_t)g.count * S::TILE_H * N;
   g.corners = g.cols + (size_t)g.count * S::TILE_W * N;
+  if (!g.vec_out || plane->border) { /* rows restaged into aligned words, with the registers that takes */
+    constexpr int CAP = S::WARPS == 4 ? SKSS_CUDA_SAT_ONEPASS_SHIFTED_BLOCKS_4W : S::BLOCKS;
+    typedef typename skss__op_capped<S, CAP>::type C;
+    return onepass_launch<C, In, Acc, false, BOTH, true>(ctx, g, plane, stream);
+  }
   if constexpr (BOTH) {
-    return onepass_launch<S, In, Acc, false, true>(ctx, g, plane, stream);
+    return onepass_launch<S, In, Acc, false, true, false>(ctx, g, plane, stream);
   } else {
     if constexpr (S::RESTAGE) {
-      if (restage) return onepass_launch<S, In, Acc, true, false>(ctx, g, plane, stream);
+      if (restage) return onepass_launch<S, In, Acc, true, false, false>(ctx, g, plane, stream);
     }
-    return onepass_launch<S, In, Acc, false, false>(ctx, g, plane, stream);
+    return onepass_launch<S, In, Acc, false, false, false>(ctx, g, plane, stream);
   }
 }
 
@@ -879,7 +901,7 @@ struct skss__sat_onepass_launch {
     constexpr int TALL = sizeof(Acc) != 4            ? SHORT
                          : sizeof(In) < sizeof(Acc) ? SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL_NARROW
                                                     : SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP_TALL;
-    typedef skss__op_shape<In, Acc, WARPS, VEC, SHORT, false, SKSS_CUDA_SAT_ONEPASS_SHORT_BLOCKS> Short;
+    typedef skss__op_shape<In, Acc, WARPS, VEC, SHORT, false> Short;
     typedef skss__op_shape<In, Acc, WARPS, VEC, TALL, false> Tall;
     /* (other pairs: the tall shape again, never run) */
     constexpr bool RAW = sizeof(In) == 1 && sizeof(Acc) == 4;
