@@ -790,7 +790,6 @@ static skss_status onepass_launch(skss_ctx *ctx, const skss__op_tiles &g, const 
   return SKSS_OK;
 }
 
-/* One plane in tiles of shape S. */
 /* One plane in tiles of shape S; BOTH: and its squared table into out_sq. */
 template <typename S, typename In, typename Acc, bool BOTH>
 static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane, uint8_t *out_sq,
