@@ -56,7 +56,11 @@ enum {
   /* The stream-compaction paper's Table 1 and Figure 8 and a selectivity
    * sweep, host rows and whatever cuda algorithms exist (not part of "all":
    * name it). */
-  BENCH_SUITE_COMPACT_PAPERS = 1u << (SKSS_OP_COMPACT + 4)
+  BENCH_SUITE_COMPACT_PAPERS = 1u << (SKSS_OP_COMPACT + 4),
+  /* SAT on the GPU for every type pair x layout x plain/squared x packed/
+   * 256-byte pitch at 1K, 4K and 16K, each with a copy of its bytes (not
+   * part of "all": name it; bench_sat.c) */
+  BENCH_SUITE_SAT_MATRIX = 1u << (SKSS_OP_COMPACT + 5)
 };
 
 /* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
@@ -159,9 +163,16 @@ typedef struct bench_case {
   int r_sweep;        /* also time (1+r)R1W at each r of BENCH_R_SWEEP */
   uint32_t backends;  /* bit (1 << skss_backend) per backend that runs the case;
                          0 = every one asked for */
+  int no_script_peers; /* the Python peers skip the case (the in-process ones still run) */
+  int single_call;    /* GPU: also time AUTO one call at a time, events around the call */
+  int copy_row;       /* GPU: also time a device-to-device copy of the case's bytes */
   double ref_s;       /* seconds of the reference's one call in prepare */
   union {
-    struct { int64_t height, width; skss_dtype in, out; skss_sat_layout layout; } sat;
+    struct {
+      int64_t height, width; skss_dtype in, out; skss_sat_layout layout;
+      int squared; /* the squared table too (suite sat-matrix) */
+      int pitched; /* rows padded to 256 bytes (suite sat-matrix) */
+    } sat;
     struct { int64_t height, width; skss_dither_kernel kernel; int64_t images; } halftone;
     struct {
       int64_t n_items, capacity; int value_only;
@@ -415,6 +426,17 @@ int bench_gpu_check_bytes(bench_gpu *gpu, const void *out, const void *ref, int6
  * (W + slope (H - 1)) such steps. */
 double bench_gpu_halftone_step_s(bench_gpu *gpu, skss_dither_kernel kernel, char err[BENCH_ERRLEN]);
 
+/* Times `body` as a user times one call: events around it, then waits for
+ * the stop event before the next run (no batch queued ahead, so the host's
+ * work in the call is inside the sample). No warm-up. 0, the body's
+ * non-zero result, or -1 with err set. */
+int bench_gpu_measure_single(bench_gpu *gpu, bench_body body, void *arg, const bench_plan *plan,
+                             bench_stats *out, char err[BENCH_ERRLEN]);
+/* Times cudaMemcpyAsync device to device of bytes / 2 (bytes read +
+ * written), with bench_gpu_measure; 0, or -1 with err set. */
+int bench_gpu_copy_time(bench_gpu *gpu, double bytes, const bench_plan *plan, bench_stats *out,
+                        char err[BENCH_ERRLEN]);
+
 /* Median seconds of copying `bytes` between pageable host memory and the
  * device (to_device: host -> device, else back) on the bench's stream, as
  * a user's cudaMemcpy of an image would: the error-diffusion paper's
@@ -427,6 +449,7 @@ typedef enum bench_gpu_peer {
   BENCH_GPU_PEER_CUB = 0, /* DeviceScan::InclusiveScanByKey per row, then a column pass */
   BENCH_GPU_PEER_NPP_32S, /* nppiIntegral_8u32s_C1R_Ctx (padded) */
   BENCH_GPU_PEER_NPP_32F, /* nppiIntegral_8u32f_C1R_Ctx (padded) */
+  BENCH_GPU_PEER_NPP_SQR, /* nppiSqrIntegral_8u32s64f_C1R_Ctx (padded i32 and f64 squares) */
   BENCH_GPU_PEER_COUNT
 } bench_gpu_peer;
 

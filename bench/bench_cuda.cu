@@ -5,8 +5,9 @@
  * table against the device copy of the cpu-ref result, and the in-process
  * GPU peers of the SAT: CUB (each row scanned by
  * cub::DeviceScan::InclusiveScanByKey keyed by the row index, then a column
- * pass) and NPP's nppiIntegral_8u32s / _8u32f (when CMake found NPP:
- * SKSS_BENCH_NPP).
+ * pass) and NPP's nppiIntegral_8u32s / _8u32f and nppiSqrIntegral_8u32s64f
+ * (when CMake found NPP: SKSS_BENCH_NPP, _SQR); the one-call timing and the
+ * copy of a case's bytes of suite sat-matrix.
  *
  * Timing: the host enqueues a batch of runs, each between two events,
  * behind a one-thread kernel that keeps the device waiting (1 ms, or 1.5
@@ -292,11 +293,12 @@ typedef struct peer_call {
 #ifdef SKSS_BENCH_NPP
   NppStreamContext npp;
 #endif
+  void *sqr; /* NPP_SQR: the squared table (f64) */
   char *err;
 } peer_call;
 
 const char *const PEER_NAMES[BENCH_GPU_PEER_COUNT] = {"cub scanbykey+column", "npp integral_8u32s",
-                                                       "npp integral_8u32f"};
+                                                       "npp integral_8u32f", "npp sqrintegral_8u32s64f"};
 
 int peer_launch(peer_call *c) {
   const bench_gpu_sat *s = c->sat;
@@ -309,9 +311,20 @@ int peer_launch(peer_call *c) {
   const Npp8u *src = static_cast<const Npp8u *>(s->in_dev);
   Npp32s *out_32s = static_cast<Npp32s *>(c->out);
   Npp32f *out_32f = static_cast<Npp32f *>(c->out);
-  const NppStatus st = c->peer == BENCH_GPU_PEER_NPP_32S
-                           ? nppiIntegral_8u32s_C1R_Ctx(src, src_step, out_32s, dst_step, roi, 0, c->npp)
-                           : nppiIntegral_8u32f_C1R_Ctx(src, src_step, out_32f, dst_step, roi, 0, c->npp);
+  NppStatus st;
+  if (c->peer == BENCH_GPU_PEER_NPP_SQR) {
+#ifdef SKSS_BENCH_NPP_SQR
+    const int sqr_step = static_cast<int>((s->width + 1) * 8);
+    st = nppiSqrIntegral_8u32s64f_C1R_Ctx(src, src_step, out_32s, dst_step, static_cast<Npp64f *>(c->sqr),
+                                          sqr_step, roi, 0, 0.0, c->npp);
+#else
+    st = NPP_NOT_IMPLEMENTED_ERROR;
+#endif
+  } else {
+    st = c->peer == BENCH_GPU_PEER_NPP_32S
+             ? nppiIntegral_8u32s_C1R_Ctx(src, src_step, out_32s, dst_step, roi, 0, c->npp)
+             : nppiIntegral_8u32f_C1R_Ctx(src, src_step, out_32f, dst_step, roi, 0, c->npp);
+  }
   if (st >= 0) return 0;
   snprintf(c->err, BENCH_ERRLEN, "%s: NppStatus %d", PEER_NAMES[c->peer], static_cast<int>(st));
 #endif
@@ -341,16 +354,28 @@ int peer_prepare(peer_call *c, bench_gpu_peer_result *res, char err[BENCH_ERRLEN
     snprintf(err, BENCH_ERRLEN, "NPP was not found when this bench was built");
     return 1;
 #else
-    if (s->in != SKSS_DTYPE_U8 || s->width >= INT_MAX / 4 || s->height >= INT_MAX) {
+    if (s->in != SKSS_DTYPE_U8 || s->width >= INT_MAX / 8 || s->height >= INT_MAX) {
       snprintf(err, BENCH_ERRLEN, "NPP's integral takes u8 images with int sizes");
       return 1;
     }
+#ifndef SKSS_BENCH_NPP_SQR
+    if (c->peer == BENCH_GPU_PEER_NPP_SQR) {
+      snprintf(err, BENCH_ERRLEN, "this NPP has no nppiSqrIntegral_8u32s64f_C1R_Ctx");
+      return 1;
+    }
+#endif
     c->npp = npp_stream(c->g);
-    res->out = c->peer == BENCH_GPU_PEER_NPP_32S ? SKSS_DTYPE_I32 : SKSS_DTYPE_F32;
+    res->out = c->peer == BENCH_GPU_PEER_NPP_32F ? SKSS_DTYPE_F32 : SKSS_DTYPE_I32;
     out_bytes = static_cast<size_t>(s->height + 1) * static_cast<size_t>(s->width + 1) * 4;
+    if (c->peer == BENCH_GPU_PEER_NPP_SQR) {
+      /* its squared table: the same size in f64, counted in the bytes too */
+      const size_t sqr_bytes = static_cast<size_t>(s->height + 1) * static_cast<size_t>(s->width + 1) * 8;
+      GPU_TRY(cudaMalloc(&c->sqr, sqr_bytes));
+      res->bytes = static_cast<double>(sqr_bytes);
+    }
 #endif
   }
-  res->bytes = static_cast<double>(px * skss_dtype_size(s->in) + out_bytes);
+  res->bytes += static_cast<double>(px * skss_dtype_size(s->in) + out_bytes);
   GPU_TRY(cudaMalloc(&c->out, out_bytes));
   return 0;
 }
@@ -483,6 +508,70 @@ extern "C" int bench_gpu_measure(bench_gpu *g, bench_body body, void *arg, const
   return rc;
 }
 
+extern "C" int bench_gpu_measure_single(bench_gpu *g, bench_body body, void *arg, const bench_plan *plan,
+                                        bench_stats *out, char err[BENCH_ERRLEN]) {
+  const int cap = plan->fixed_runs > 0 ? plan->fixed_runs : plan->max_runs;
+  double *samples = static_cast<double *>(malloc(static_cast<size_t>(cap) * sizeof(double)));
+  if (samples == NULL) {
+    snprintf(err, BENCH_ERRLEN, "out of memory");
+    return -1;
+  }
+  int runs = 0, rc = 0;
+  const double start = bench_now();
+  while (rc == 0 && runs < cap && !bench_plan_done(plan, runs, bench_now() - start)) {
+    float ms = 0;
+    if (cuda_failed(cudaEventRecord(g->start[0], g->stream), "cudaEventRecord", err)) {
+      rc = -1;
+      break;
+    }
+    rc = body(arg);
+    if (rc != 0) break;
+    /* the next call starts only once this one is done, as a user's would */
+    if (cuda_failed(cudaEventRecord(g->stop[0], g->stream), "cudaEventRecord", err) ||
+        cuda_failed(cudaEventSynchronize(g->stop[0]), "cudaEventSynchronize", err) ||
+        cuda_failed(cudaEventElapsedTime(&ms, g->start[0], g->stop[0]), "cudaEventElapsedTime", err)) {
+      rc = -1;
+      break;
+    }
+    samples[runs++] = ms * 1e-3;
+  }
+  if (rc == 0) *out = bench_summarize(samples, runs);
+  free(samples);
+  return rc;
+}
+
+namespace {
+typedef struct copy_call {
+  bench_gpu *g;
+  void *src, *dst;
+  size_t bytes;
+  char *err;
+} copy_call;
+
+int copy_body(void *arg) {
+  copy_call *c = static_cast<copy_call *>(arg);
+  return cuda_failed(cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, c->g->stream),
+                     "cudaMemcpyAsync", c->err);
+}
+}  // namespace
+
+extern "C" int bench_gpu_copy_time(bench_gpu *g, double bytes, const bench_plan *plan, bench_stats *out,
+                                   char err[BENCH_ERRLEN]) {
+  copy_call c = {g, NULL, NULL, static_cast<size_t>(bytes / 2), err};
+  int rc = -1;
+  if (c.bytes == 0) c.bytes = 1;
+  if (!cuda_failed(cudaMalloc(&c.src, c.bytes), "cudaMalloc (copy source)", err) &&
+      !cuda_failed(cudaMalloc(&c.dst, c.bytes), "cudaMalloc (copy destination)", err) &&
+      !cuda_failed(cudaMemsetAsync(c.src, 0x5A, c.bytes, g->stream), "cudaMemsetAsync", err) &&
+      copy_body(&c) == 0) { /* warm-up */
+    rc = bench_gpu_measure(g, copy_body, &c, plan, out, err) == 0 ? 0 : -1;
+  }
+  cudaStreamSynchronize(g->stream); /* nothing may still use the buffers */
+  if (c.src != NULL) cudaFree(c.src);
+  if (c.dst != NULL) cudaFree(c.dst);
+  return rc;
+}
+
 extern "C" void *bench_gpu_alloc(size_t bytes, char err[BENCH_ERRLEN]) {
   void *p = NULL;
   char what[64];
@@ -559,6 +648,7 @@ extern "C" int bench_gpu_sat_peer(bench_gpu *g, bench_gpu_peer peer, const bench
   cudaStreamSynchronize(g->stream); /* nothing may still use the buffers */
   if (c.out != NULL) cudaFree(c.out);
   if (c.temp != NULL) cudaFree(c.temp);
+  if (c.sqr != NULL) cudaFree(c.sqr);
   return rc;
 }
 

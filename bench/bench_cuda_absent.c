@@ -47,6 +47,25 @@ int bench_gpu_measure(bench_gpu *gpu, bench_body body, void *arg, const bench_pl
   return absent(err);
 }
 
+int bench_gpu_measure_single(bench_gpu *gpu, bench_body body, void *arg, const bench_plan *plan,
+                             bench_stats *out, char err[BENCH_ERRLEN]) {
+  (void)gpu;
+  (void)body;
+  (void)arg;
+  (void)plan;
+  (void)out;
+  return absent(err);
+}
+
+int bench_gpu_copy_time(bench_gpu *gpu, double bytes, const bench_plan *plan, bench_stats *out,
+                        char err[BENCH_ERRLEN]) {
+  (void)gpu;
+  (void)bytes;
+  (void)plan;
+  (void)out;
+  return absent(err);
+}
+
 void *bench_gpu_alloc(size_t bytes, char err[BENCH_ERRLEN]) {
   (void)bytes;
   absent(err);

@@ -115,9 +115,11 @@ typedef struct peer_args {
  * case has the same spec. */
 static int spec_wanted(const bench_report *rep, size_t k) {
   const bench_case *c = &rep->cases.items[k];
-  if (c->no_peers) return 0;
+  if (c->no_peers || c->no_script_peers) return 0;
   for (size_t j = 0; j < k; j++)
-    if (!rep->cases.items[j].no_peers && strcmp(rep->cases.items[j].spec, c->spec) == 0) return 0;
+    if (!rep->cases.items[j].no_peers && !rep->cases.items[j].no_script_peers &&
+        strcmp(rep->cases.items[j].spec, c->spec) == 0)
+      return 0;
   return 1;
 }
 
@@ -236,7 +238,8 @@ static void read_answer(bench_report *rep, const cJSON *doc) {
   cJSON_ArrayForEach(res, results) {
     const char *spec = json_string(res, "case", "");
     for (size_t ci = 0; ci < rep->cases.count; ci++)
-      if (!rep->cases.items[ci].no_peers && strcmp(rep->cases.items[ci].spec, spec) == 0)
+      if (!rep->cases.items[ci].no_peers && !rep->cases.items[ci].no_script_peers &&
+          strcmp(rep->cases.items[ci].spec, spec) == 0)
         add_peer_row(rep, ci, res);
   }
 }

@@ -323,10 +323,60 @@ static void sweep_hybrid_r(case_run *cr, skss_ctx *ctx) {
   bench_gpu_set_hybrid_r(ctx, 0);
 }
 
-/* After a case's cuda rows: the r sweep and the in-process GPU peers. */
+/* AUTO one call at a time, events around the call (bench_gpu_measure_single):
+ * what a user who times one call sees, host work included. */
+static void measure_single_call(case_run *cr, skss_ctx *ctx) {
+  const bench_case *c = &cr->rep->cases.items[cr->ci];
+  bench_row *r = add_our_row(cr, 0, SKSS_BACKEND_CUDA, ctx);
+  if (r == NULL) return;
+  snprintf(r->algorithm, sizeof r->algorithm, "auto, one call");
+  timed_call call = {cr->prim, cr->job, ctx, 0};
+  char err[BENCH_ERRLEN] = "";
+  r->on_gpu = 1;
+  if (device_check_and_warm_up(&call, err) == 0) {
+    bench_plan plan = bench_gpu_plan_for(cr->cfg);
+    int rc = bench_gpu_measure_single(cr->gpu, device_body, &call, &plan, &r->t, err);
+    if (rc > 0) snprintf(err, sizeof err, "a timed call failed: %s", skss_ctx_last_error(ctx));
+    if (rc == 0) {
+      r->bytes = cr->prim->bytes(cr->job);
+      r->throughput = c->items / r->t.median_s;
+      progress(cr->cfg, c, r);
+      return;
+    }
+  }
+  r->outcome = BENCH_ROW_FAILED;
+  snprintf(r->message, sizeof r->message, "%s", err);
+  progress(cr->cfg, c, r);
+}
+
+/* A device-to-device copy of the case's bytes (read + written), timed as
+ * the cuda rows are: their floor, measured beside them. */
+static void measure_copy_row(case_run *cr) {
+  const bench_case *c = &cr->rep->cases.items[cr->ci];
+  bench_row *r = bench_report_add_row(cr->rep, cr->ci);
+  if (r == NULL) return;
+  snprintf(r->algorithm, sizeof r->algorithm, "d2d copy, same bytes");
+  snprintf(r->backend, sizeof r->backend, "copy");
+  r->on_gpu = 1;
+  snprintf(r->check, sizeof r->check, "n/a");
+  const double bytes = cr->prim->bytes(cr->job);
+  bench_plan plan = bench_gpu_plan_for(cr->cfg);
+  if (bench_gpu_copy_time(cr->gpu, bytes, &plan, &r->t, r->message) == 0) {
+    r->bytes = bytes;
+    r->throughput = c->items / r->t.median_s;
+  } else {
+    r->outcome = BENCH_ROW_FAILED;
+  }
+  progress(cr->cfg, c, r);
+}
+
+/* After a case's cuda rows: the one-call and copy rows, the r sweep and
+ * the in-process GPU peers. */
 static void device_extras(case_run *cr, skss_ctx *ctx) {
   const bench_case *c = &cr->rep->cases.items[cr->ci];
   if (cr->gpu == NULL || cr->prim->device == NULL || cr->device_err[0] != '\0') return;
+  if (c->single_call) measure_single_call(cr, ctx);
+  if (c->copy_row) measure_copy_row(cr);
   if (c->r_sweep) sweep_hybrid_r(cr, ctx);
   if (c->no_peers || !cr->cfg->peers) return;
   size_t first = cr->rep->n_rows;
@@ -404,6 +454,8 @@ static skss_ctx *make_context(const bench_config *cfg, bench_report *rep, skss_b
 }
 
 static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]) {
+  if ((cfg->suites & BENCH_SUITE_SAT_MATRIX) && !cfg->gpu)
+    add_note(rep, "suite sat-matrix: a GPU suite; the cuda backend does not run");
   if ((cfg->suites & BENCH_SUITE_SAT_PAPERS) && !cfg->gpu)
     add_note(rep, "suite sat-papers: the papers' tables are GPU tables; the cuda backend does not run");
   if ((cfg->suites & BENCH_SUITE_HALFTONE_PAPERS) && !cfg->gpu)
@@ -426,7 +478,8 @@ static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BE
     for (int k = 0; bench_compact_paper_notes[k] != NULL; k++) add_note(rep, bench_compact_paper_notes[k]);
   }
   for (int op = SKSS_OP_SAT; op <= SKSS_OP_COMPACT; op++) {
-    unsigned bits = 1u << op | (op == SKSS_OP_SAT ? (unsigned)BENCH_SUITE_SAT_PAPERS : 0u) |
+    unsigned bits = 1u << op |
+                    (op == SKSS_OP_SAT ? (unsigned)(BENCH_SUITE_SAT_PAPERS | BENCH_SUITE_SAT_MATRIX) : 0u) |
                     (op == SKSS_OP_HALFTONE ? (unsigned)BENCH_SUITE_HALFTONE_PAPERS : 0u) |
                     (op == SKSS_OP_KNAPSACK ? (unsigned)BENCH_SUITE_KNAPSACK_PAPERS : 0u) |
                     (op == SKSS_OP_COMPACT ? (unsigned)BENCH_SUITE_COMPACT_PAPERS : 0u);

@@ -1,6 +1,14 @@
 /*
  * bench_sat.c — summed-area table cases.
  *
+ * Suite sat-matrix (GPU): every type pair x layout x plain/squared x packed
+ * rows or rows padded to 256 bytes at 1K, 4K and 16K, onepass and
+ * ScanRowColumn (KS) beside a device copy of the case's bytes (input read
+ * once, each table written once: its floor), AUTO timed one call at a time
+ * at the smallest size, NPP where it has the cell (padded, packed u8 -> i32,
+ * u8 -> f32, and u8 -> i32 with f64 squares); references from the cpu
+ * backend, every row checked against them on the device.
+ *
  * CPU runs: u8 -> i32 and f32 -> f32, in the padded (OpenCV) and inclusive
  * layouts, on square images of 1K, 2K and 4K.
  *
@@ -88,6 +96,25 @@ static const sat_gpu_table SAT_GPU_TABLES[] = {
      REGCACHE_ALGS, 1, 0, 0, 0},
 };
 
+/* ---- suite sat-matrix --------------------------------------------------------------- */
+
+#define MATRIX_TABLE "sat matrix"
+static const skss_dtype MATRIX_PAIRS[][2] = {
+    {SKSS_DTYPE_U8, SKSS_DTYPE_U32},  {SKSS_DTYPE_U8, SKSS_DTYPE_I32},  {SKSS_DTYPE_U8, SKSS_DTYPE_F32},
+    {SKSS_DTYPE_U8, SKSS_DTYPE_F64},  {SKSS_DTYPE_I32, SKSS_DTYPE_I32}, {SKSS_DTYPE_U32, SKSS_DTYPE_U32},
+    {SKSS_DTYPE_F32, SKSS_DTYPE_F32}, {SKSS_DTYPE_F32, SKSS_DTYPE_F64}, {SKSS_DTYPE_F64, SKSS_DTYPE_F64},
+};
+static const int MATRIX_SIDES[] = {1, 4, 16}; /* in units of 1024 */
+#define MATRIX_ALGS (OURS | ALG(SKSS_SAT_ALGORITHM_SCANROWCOLUMN_KS))
+
+/* The NPP peer of a matrix cell, or -1: NPP's integrals are padded, packed u8 ones. */
+static int matrix_npp_peer(const bench_case *c) {
+  if (c->p.sat.in != SKSS_DTYPE_U8 || c->p.sat.layout != SKSS_SAT_LAYOUT_PADDED || c->p.sat.pitched) return -1;
+  if (c->p.sat.squared) return c->p.sat.out == SKSS_DTYPE_I32 ? BENCH_GPU_PEER_NPP_SQR : -1;
+  if (c->p.sat.out == SKSS_DTYPE_I32) return BENCH_GPU_PEER_NPP_32S;
+  return c->p.sat.out == SKSS_DTYPE_F32 ? BENCH_GPU_PEER_NPP_32F : -1;
+}
+
 static const char *layout_name(skss_sat_layout layout) {
   return layout == SKSS_SAT_LAYOUT_PADDED ? "padded" : "inclusive";
 }
@@ -148,11 +175,44 @@ static int add_table_cases(const bench_config *cfg, const sat_gpu_table *t, benc
   return 0;
 }
 
+/* Every cell of the matrix at the suite's sides, or --sizes, or 1K (--quick). */
+static int add_matrix_cases(const bench_config *cfg, bench_cases *out) {
+  const int n_sides = (int)(sizeof MATRIX_SIDES / sizeof MATRIX_SIDES[0]);
+  const int n_sizes = cfg->n_sizes ? cfg->n_sizes : cfg->quick ? 1 : n_sides;
+  for (int s = 0; s < n_sizes; s++) {
+    const int64_t w = cfg->n_sizes ? cfg->sizes[s].a : (int64_t)MATRIX_SIDES[s] << 10;
+    const int64_t h = cfg->n_sizes && cfg->sizes[s].b ? cfg->sizes[s].b : w;
+    for (size_t p = 0; p < sizeof MATRIX_PAIRS / sizeof MATRIX_PAIRS[0]; p++)
+      for (int cell = 0; cell < 8; cell++) {
+        const skss_sat_layout layout = cell & 1 ? SKSS_SAT_LAYOUT_PADDED : SKSS_SAT_LAYOUT_INCLUSIVE;
+        const int squared = cell >> 1 & 1, pitched = cell >> 2 & 1;
+        bench_case *c = add_case(out, w, h, MATRIX_PAIRS[p][0], MATRIX_PAIRS[p][1], layout);
+        if (c == NULL) return -1;
+        c->p.sat.squared = squared;
+        c->p.sat.pitched = pitched;
+        const size_t spec_len = strlen(c->spec), variant_len = strlen(c->variant);
+        snprintf(c->spec + spec_len, sizeof c->spec - spec_len, "%s%s", squared ? ":sq" : "",
+                 pitched ? ":pitch256" : "");
+        snprintf(c->variant + variant_len, sizeof c->variant - variant_len, "%s%s", squared ? " sq" : "",
+                 pitched ? " p256" : "");
+        snprintf(c->table, sizeof c->table, "%s", MATRIX_TABLE);
+        c->algorithms = MATRIX_ALGS;
+        c->backends = 1u << SKSS_BACKEND_CUDA;
+        c->no_script_peers = 1;
+        c->no_peers = matrix_npp_peer(c) < 0;
+        c->copy_row = 1;
+        c->single_call = w * h <= ((int64_t)1 << 20);
+      }
+  }
+  return 0;
+}
+
 static int sat_add_cases(const bench_config *cfg, bench_cases *out) {
   if (!cfg->gpu) return add_cpu_cases(cfg, out);
   for (size_t k = 0; k < sizeof SAT_GPU_TABLES / sizeof SAT_GPU_TABLES[0]; k++)
     if ((cfg->suites & SAT_GPU_TABLES[k].suite) && add_table_cases(cfg, &SAT_GPU_TABLES[k], out) != 0)
       return -1;
+  if ((cfg->suites & BENCH_SUITE_SAT_MATRIX) && add_matrix_cases(cfg, out) != 0) return -1;
   return 0;
 }
 
@@ -161,13 +221,14 @@ static int sat_add_cases(const bench_config *cfg, bench_cases *out) {
 typedef struct sat_job {
   skss_sat_desc desc;
   void *in, *out, *ref;
+  void *out_sq, *ref_sq; /* squared tables (matrix cells), else NULL */
   int64_t out_h, out_w;
-  size_t in_bytes, out_bytes;
+  size_t in_bytes, out_bytes; /* as laid out, with their pitches */
   double bytes;
   double ref_total;   /* the reference's last element */
   double exact_total; /* u8 inputs: the image's exact sum */
   bench_gpu *gpu;     /* device copies, once uploaded */
-  void *dev_in, *dev_out, *dev_ref;
+  void *dev_in, *dev_out, *dev_ref, *dev_out_sq, *dev_ref_sq;
 } sat_job;
 
 static void sat_release(void *p) {
@@ -176,9 +237,13 @@ static void sat_release(void *p) {
   free(job->in);
   free(job->out);
   free(job->ref);
+  free(job->out_sq);
+  free(job->ref_sq);
   bench_gpu_free(job->dev_in);
   bench_gpu_free(job->dev_out);
   bench_gpu_free(job->dev_ref);
+  bench_gpu_free(job->dev_out_sq);
+  bench_gpu_free(job->dev_ref_sq);
   free(job);
 }
 
@@ -207,6 +272,43 @@ static void fill_input(sat_job *job, uint64_t seed) {
   }
 }
 
+/* Rows of `row_bytes` packed in `buf` spread to `pitch` apart, in place
+ * (from the last row back), the gaps filled with 0x5A. */
+static void spread_rows(uint8_t *buf, int64_t rows, size_t row_bytes, size_t pitch) {
+  for (int64_t i = rows - 1; i >= 0; i--) {
+    memmove(buf + (size_t)i * pitch, buf + (size_t)i * row_bytes, row_bytes);
+    memset(buf + (size_t)i * pitch + row_bytes, 0x5A, pitch - row_bytes);
+  }
+}
+
+static size_t pitch_256(size_t bytes) { return (bytes + 255) & ~(size_t)255; }
+
+/* The reference of a matrix cell: the cpu backend on every thread (the
+ * 16K cells would take minutes on cpu-ref); that of other cases: cpu-ref. */
+static skss_status reference_sat(const bench_case *c, const bench_config *cfg, skss_ctx *ref, sat_job *job,
+                                 skss_sat_desc d, char err[BENCH_ERRLEN]) {
+  if (strcmp(c->table, MATRIX_TABLE) != 0) {
+    d.algorithm = (skss_sat_algorithm)bench_reference_algorithm(SKSS_OP_SAT);
+    skss_status st = skss_sat(ref, &d, job->in, job->ref, job->ref_sq);
+    bench_status_error(ref, "reference skss_sat", st, err);
+    return st;
+  }
+  skss_ctx_desc cd = SKSS_CTX_DESC_INIT;
+  cd.backend = SKSS_BACKEND_CPU;
+  cd.threads = cfg->threads;
+  skss_ctx *cpu = NULL;
+  skss_status st = skss_ctx_create(&cd, &cpu);
+  if (st != SKSS_OK) {
+    snprintf(err, BENCH_ERRLEN, "reference context: %s", skss_status_string(st));
+    return st;
+  }
+  d.algorithm = SKSS_SAT_ALGORITHM_AUTO;
+  st = skss_sat(cpu, &d, job->in, job->ref, job->ref_sq);
+  bench_status_error(cpu, "reference skss_sat (cpu backend)", st, err);
+  skss_ctx_destroy(cpu);
+  return st;
+}
+
 static void *sat_prepare(bench_case *c, const bench_config *cfg, skss_ctx *ref, char err[BENCH_ERRLEN]) {
   sat_job *job = bench_alloc(sizeof *job, err);
   if (job == NULL) return NULL;
@@ -218,28 +320,45 @@ static void *sat_prepare(bench_case *c, const bench_config *cfg, skss_ctx *ref, 
   d.in_type = c->p.sat.in;
   d.out_type = c->p.sat.out;
   d.layout = c->p.sat.layout;
+  const size_t ie = skss_dtype_size(d.in_type), oe = skss_dtype_size(d.out_type);
+  const size_t in_row = (size_t)w * ie, out_row = (size_t)(w + pad) * oe;
+  const size_t in_pitch = c->p.sat.pitched ? pitch_256(in_row) : in_row;
+  const size_t out_pitch = c->p.sat.pitched ? pitch_256(out_row) : out_row;
+  d.in_pitch = (int64_t)in_pitch;
+  d.out_pitch = d.out_sq_pitch = (int64_t)out_pitch;
   job->desc = d;
   job->out_h = h + pad;
   job->out_w = w + pad;
-  job->in_bytes = (size_t)(h * w) * skss_dtype_size(d.in_type);
-  job->out_bytes = (size_t)(job->out_h * job->out_w) * skss_dtype_size(d.out_type);
-  job->bytes = (double)job->in_bytes + (double)job->out_bytes;
-  job->in = bench_alloc(job->in_bytes, err);
+  job->in_bytes = (size_t)h * in_row; /* packed while the input is made */
+  job->out_bytes = (size_t)job->out_h * out_pitch;
+  /* the bytes model: the input read once, each table written once (not the pitches' gaps) */
+  job->bytes = (double)((size_t)h * in_row) + (double)(c->p.sat.squared ? 2 : 1) * (double)job->out_h * (double)out_row;
+  job->in = bench_alloc((size_t)h * in_pitch, err);
   job->out = job->in ? bench_alloc(job->out_bytes, err) : NULL;
   job->ref = job->out ? bench_alloc(job->out_bytes, err) : NULL;
-  if (job->ref == NULL) {
+  if (job->ref != NULL && c->p.sat.squared) {
+    job->out_sq = bench_alloc(job->out_bytes, err);
+    job->ref_sq = job->out_sq ? bench_alloc(job->out_bytes, err) : NULL;
+  }
+  if (job->ref == NULL || (c->p.sat.squared && job->ref_sq == NULL)) {
     sat_release(job);
     return NULL;
   }
   fill_input(job, cfg->seed);
-  d.algorithm = (skss_sat_algorithm)bench_reference_algorithm(SKSS_OP_SAT);
+  if (in_pitch != in_row) spread_rows(job->in, h, in_row, in_pitch);
+  job->in_bytes = (size_t)h * in_pitch;
+  /* the pitches' gaps as the poisoned device outputs will have them */
+  if (out_pitch != out_row || c->p.sat.squared) {
+    memset(job->ref, 0xA5, job->out_bytes);
+    if (job->ref_sq != NULL) memset(job->ref_sq, 0xA5, job->out_bytes);
+  }
   double t0 = bench_now();
-  if (bench_status_error(ref, "reference skss_sat", skss_sat(ref, &d, job->in, job->ref, NULL), err)) {
+  if (reference_sat(c, cfg, ref, job, d, err) != SKSS_OK) {
     sat_release(job);
     return NULL;
   }
   c->ref_s = bench_now() - t0;
-  job->ref_total = sat_value(d.out_type, job->ref, job->out_bytes / skss_dtype_size(d.out_type) - 1);
+  job->ref_total = sat_value(d.out_type, job->ref, (size_t)(job->out_h - 1) * (out_pitch / oe) + (size_t)job->out_w - 1);
   c->signature[0] = job->ref_total;
   c->has_signature = 1;
   return job;
@@ -249,22 +368,24 @@ static skss_status sat_run(void *p, skss_ctx *ctx, int algorithm) {
   sat_job *job = p;
   skss_sat_desc d = job->desc;
   d.algorithm = (skss_sat_algorithm)algorithm;
-  return skss_sat(ctx, &d, job->in, job->out, NULL);
+  return skss_sat(ctx, &d, job->in, job->out, job->out_sq);
 }
 
 static void sat_poison(void *p) {
   sat_job *job = p;
   memset(job->out, 0xA5, job->out_bytes);
+  if (job->out_sq != NULL) memset(job->out_sq, 0xA5, job->out_bytes);
 }
 
 /* Inputs are >= 0, so the reference itself bounds the rectangle's |sum|. */
-static int sat_check_float(const sat_job *job, char err[BENCH_ERRLEN]) {
+static int sat_check_float(const sat_job *job, const void *out, const void *ref, char err[BENCH_ERRLEN]) {
   const skss_dtype type = job->desc.out_type;
   const double unit = type == SKSS_DTYPE_F32 ? 0x1p-24 : 0x1p-53;
+  const size_t stride = (size_t)job->desc.out_pitch / skss_dtype_size(type);
   for (int64_t i = 0; i < job->out_h; i++) {
     for (int64_t j = 0; j < job->out_w; j++) {
-      size_t k = (size_t)(i * job->out_w + j);
-      double got = sat_value(type, job->out, k), want = sat_value(type, job->ref, k);
+      size_t k = (size_t)i * stride + (size_t)j;
+      double got = sat_value(type, out, k), want = sat_value(type, ref, k);
       double bound = 2.0 * (double)(i + j + 2) * unit * fabs(want);
       if (!(fabs(got - want) <= bound)) {
         snprintf(err, BENCH_ERRLEN, "out[%lld][%lld] = %.17g, reference %.17g (bound %.3g)", (long long)i,
@@ -276,16 +397,22 @@ static int sat_check_float(const sat_job *job, char err[BENCH_ERRLEN]) {
   return 0;
 }
 
+static int sat_check_table(const sat_job *job, const void *out, const void *ref, char err[BENCH_ERRLEN]) {
+  const skss_dtype type = job->desc.out_type;
+  const size_t stride = (size_t)job->desc.out_pitch / skss_dtype_size(type);
+  if (is_float(type)) return sat_check_float(job, out, ref, err);
+  if (memcmp(out, ref, job->out_bytes) == 0) return 0;
+  size_t k = 0;
+  while (sat_value(type, out, k) == sat_value(type, ref, k)) k++;
+  snprintf(err, BENCH_ERRLEN, "out[%lld][%lld] = %.0f, reference %.0f", (long long)(k / stride),
+           (long long)(k % stride), sat_value(type, out, k), sat_value(type, ref, k));
+  return -1;
+}
+
 static int sat_check(const void *p, char err[BENCH_ERRLEN]) {
   const sat_job *job = p;
-  const skss_dtype type = job->desc.out_type;
-  if (is_float(type)) return sat_check_float(job, err);
-  if (memcmp(job->out, job->ref, job->out_bytes) == 0) return 0;
-  size_t k = 0;
-  while (sat_value(type, job->out, k) == sat_value(type, job->ref, k)) k++;
-  snprintf(err, BENCH_ERRLEN, "out[%lld][%lld] = %.0f, reference %.0f", (long long)(k / (size_t)job->out_w),
-           (long long)(k % (size_t)job->out_w), sat_value(type, job->out, k), sat_value(type, job->ref, k));
-  return -1;
+  if (sat_check_table(job, job->out, job->ref, err) != 0) return -1;
+  return job->out_sq != NULL ? sat_check_table(job, job->out_sq, job->ref_sq, err) : 0;
 }
 
 static double sat_bytes(const void *p) { return ((const sat_job *)p)->bytes; }
@@ -301,16 +428,27 @@ static bench_tolerance sat_tolerance(int algorithm) {
   return t;
 }
 
+/* Both tables over their pitches: a gap the call wrote differs from the
+ * reference's poison there. */
 static int sat_device_check(void *p, int algorithm, char err[BENCH_ERRLEN]) {
   sat_job *job = p;
   bench_tolerance tol = sat_tolerance(algorithm);
-  return bench_gpu_check(job->gpu, job->desc.out_type, job->dev_out, job->dev_ref, job->out_h, job->out_w,
-                         &tol, err);
+  const int64_t cols = job->desc.out_pitch / (int64_t)skss_dtype_size(job->desc.out_type);
+  if (bench_gpu_check(job->gpu, job->desc.out_type, job->dev_out, job->dev_ref, job->out_h, cols, &tol, err) != 0)
+    return -1;
+  if (job->dev_out_sq == NULL) return 0;
+  char detail[BENCH_ERRLEN];
+  if (bench_gpu_check(job->gpu, job->desc.out_type, job->dev_out_sq, job->dev_ref_sq, job->out_h, cols, &tol,
+                      detail) == 0)
+    return 0;
+  snprintf(err, BENCH_ERRLEN, "squared: %.200s", detail);
+  return -1;
 }
 
 static int sat_device_poison(void *p, char err[BENCH_ERRLEN]) {
   sat_job *job = p;
-  return bench_gpu_fill(job->gpu, job->dev_out, 0xA5, job->out_bytes, err);
+  if (bench_gpu_fill(job->gpu, job->dev_out, 0xA5, job->out_bytes, err) != 0) return -1;
+  return job->dev_out_sq != NULL ? bench_gpu_fill(job->gpu, job->dev_out_sq, 0xA5, job->out_bytes, err) : 0;
 }
 
 /* Device copies of the input and the reference, a device output; then the
@@ -322,6 +460,12 @@ static int sat_upload(void *p, bench_gpu *gpu, char err[BENCH_ERRLEN]) {
   job->dev_in = bench_gpu_alloc(job->in_bytes, err);
   job->dev_out = job->dev_in ? bench_gpu_alloc(job->out_bytes, err) : NULL;
   job->dev_ref = job->dev_out ? bench_gpu_alloc(job->out_bytes, err) : NULL;
+  if (job->dev_ref != NULL && job->ref_sq != NULL) {
+    job->dev_out_sq = bench_gpu_alloc(job->out_bytes, err);
+    job->dev_ref_sq = job->dev_out_sq ? bench_gpu_alloc(job->out_bytes, err) : NULL;
+    if (job->dev_ref_sq == NULL || bench_gpu_upload(gpu, job->dev_ref_sq, job->ref_sq, job->out_bytes, err) != 0)
+      return -1;
+  }
   if (job->dev_ref == NULL || bench_gpu_upload(gpu, job->dev_in, job->in, job->in_bytes, err) != 0 ||
       bench_gpu_upload(gpu, job->dev_ref, job->ref, job->out_bytes, err) != 0 ||
       sat_device_poison(job, err) != 0)
@@ -337,7 +481,7 @@ static skss_status sat_device_run(void *p, skss_ctx *ctx, int algorithm) {
   sat_job *job = p;
   skss_sat_desc d = job->desc;
   d.algorithm = (skss_sat_algorithm)algorithm;
-  return skss_sat(ctx, &d, job->dev_in, job->dev_out, NULL);
+  return skss_sat(ctx, &d, job->dev_in, job->dev_out, job->dev_out_sq);
 }
 
 /* A peer's total against the exact sum (u8 inputs) or our total (float
@@ -354,8 +498,11 @@ static void sat_device_peers(void *p, const bench_config *cfg, bench_report *rep
   const bench_gpu_sat sat = {job->desc.height, job->desc.width, job->desc.in_type, job->desc.out_type,
                              job->dev_in};
   const bench_plan plan = bench_gpu_plan_for(cfg);
-  const double items = rep->cases.items[case_index].items;
+  const bench_case *c = &rep->cases.items[case_index];
+  const double items = c->items;
+  const int matrix = strcmp(c->table, MATRIX_TABLE) == 0;
   for (int k = 0; k < BENCH_GPU_PEER_COUNT; k++) {
+    if (matrix ? k != matrix_npp_peer(c) : k == BENCH_GPU_PEER_NPP_SQR) continue; /* the cell's own NPP */
     if (k != BENCH_GPU_PEER_CUB && job->desc.in_type != SKSS_DTYPE_U8) continue; /* NPP: u8 images */
     bench_gpu_peer_result res;
     char err[BENCH_ERRLEN] = "";
@@ -376,7 +523,9 @@ static void sat_device_peers(void *p, const bench_config *cfg, bench_report *rep
     r->bytes = res.bytes;
     r->throughput = items / res.t.median_s;
     snprintf(r->check, sizeof r->check, "%s", sat_peer_agrees(job, &res) ? "agrees" : "differs");
-    if (k != BENCH_GPU_PEER_CUB)
+    if (k == BENCH_GPU_PEER_NPP_SQR)
+      snprintf(r->message, sizeof r->message, "i32 table and f64 squares, padded");
+    else if (k != BENCH_GPU_PEER_CUB)
       snprintf(r->message, sizeof r->message, "%s table, padded", skss_dtype_name(res.out));
   }
 }

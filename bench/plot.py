@@ -18,7 +18,12 @@ backend, with the paper's own Titan X times as dotted lines beside the
 value-only table; so is the stream-compaction paper's Table 1 (suite
 compact-papers, its two printed halves in one panel): median ms against n,
 with the paper's own CPU and GPU times. --primitive sat,knapsack,compact,...
-plots only those primitives' cases. The title names the machine and the date; the commit stays in the JSON.
+plots only those primitives' cases. --primitive sat-matrix draws suite
+sat-matrix instead: per size a heat map of type pair x cell (layout, plain or
+squared, packed or 256-byte pitch) of the fastest cuda row's share of the copy
+of the same bytes timed beside it (100% = at the floor), NPP's time over ours
+on the cells NPP has, and the one-call times of AUTO at the smallest size.
+The title names the machine and the date; the commit stays in the JSON.
 """
 import argparse
 import json
@@ -236,6 +241,84 @@ def bars(ax, names, values, notes, title):
     ax.grid(True, axis="x", which="both", alpha=0.3)
 
 
+MATRIX_TABLE = "sat matrix"
+MATRIX_PAIRS = ["u8->u32", "u8->i32", "u8->f32", "u8->f64", "i32->i32", "u32->u32", "f32->f32", "f32->f64",
+                "f64->f64"]
+MATRIX_CELLS = [(layout, sq, pitch) for pitch in (False, True) for sq in (False, True)
+                for layout in ("inclusive", "padded")]
+
+
+def matrix_cell(case):
+    """(pair, (layout, squared, pitched)) of a sat-matrix case, from its spec."""
+    f = case["spec"].split(":")
+    return f"{f[2]}->{f[3]}", (f[4], "sq" in f[5:], "pitch256" in f[5:])
+
+
+def cell_name(cell):
+    layout, sq, pitch = cell
+    return f'{"incl" if layout == "inclusive" else "pad"}{" sq" if sq else ""}{" p256" if pitch else ""}'
+
+
+def matrix_grids(doc):
+    """size -> {(pair, cell): (pct of copy, NPP time / ours or None, one-call us or None)}."""
+    rows = good_rows(doc)
+    grids = OrderedDict()
+    for c in doc["cases"]:
+        if c.get("table") != MATRIX_TABLE:
+            continue
+        mine = [r for r in rows if r["case"] == c["index"]]
+        copy = [r["median_s"] for r in mine if r["backend"] == "copy"]
+        ours = [r["median_s"] for r in mine if r["backend"] == "cuda" and not r["peer"]
+                and r["algorithm"] != "auto, one call"]
+        npp = [r["median_s"] for r in mine if r["peer"] and r["algorithm"].startswith("npp")]
+        one = [r["median_s"] for r in mine if r["algorithm"] == "auto, one call"]
+        pct = 100.0 * copy[0] / min(ours) if copy and ours else float("nan")
+        grids.setdefault(c["size"], {})[matrix_cell(c)] = (
+            pct, npp[0] / min(ours) if npp and ours else None, one[0] * 1e6 if one else None)
+    return grids
+
+
+def heat(ax, fig, grid, value, fmt, cmap, vmin, vmax, title_text):
+    pairs = [p for p in MATRIX_PAIRS if any(k[0] == p for k in grid)]
+    data = [[value(grid.get((p, cell))) for cell in MATRIX_CELLS] for p in pairs]
+    im = ax.imshow([[v if v is not None else float("nan") for v in row] for row in data], cmap=cmap,
+                   vmin=vmin, vmax=vmax, aspect="auto")
+    ax.set_xticks(range(len(MATRIX_CELLS)), [cell_name(c) for c in MATRIX_CELLS], rotation=40, ha="right")
+    ax.set_yticks(range(len(pairs)), pairs)
+    for i, row in enumerate(data):
+        for j, v in enumerate(row):
+            text = fmt(grid.get((pairs[i], MATRIX_CELLS[j])))
+            if text:
+                ax.text(j, i, text, ha="center", va="center", fontsize=7)
+    ax.set_title(title_text, fontsize=9)
+    fig.colorbar(im, ax=ax, shrink=0.8)
+
+
+def plot_matrix(doc, out):
+    grids = matrix_grids(doc)
+    if not grids:
+        sys.exit("plot.py: no sat-matrix cases with timed rows")
+    one_call = {size: g for size, g in grids.items() if any(v[2] is not None for v in g.values())}
+    panels = len(grids) + len(one_call)
+    fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 6), squeeze=False)
+
+    def pct_text(v):
+        if v is None or v[0] != v[0]:
+            return ""
+        return f"{v[0]:.0f}%" + (f"\nNPP x{v[1]:.1f}" if v[1] else "")
+
+    for k, (size, grid) in enumerate(grids.items()):
+        heat(axes[0][k], fig, grid, lambda v: v[0] if v else None, pct_text, "RdYlGn", 0, 100,
+             f"{size}: fastest cuda row, % of the copy of its bytes\n(NPP xN: NPP's time / ours)")
+    for k, (size, grid) in enumerate(one_call.items()):
+        heat(axes[0][len(grids) + k], fig, grid, lambda v: v[2] if v else None,
+             lambda v: f"{v[2]:.1f}" if v and v[2] is not None else "", "viridis_r", None, None,
+             f"{size}: AUTO, one call, events around it (us)")
+    fig.suptitle(title(doc), fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    fig.savefig(out, dpi=90, bbox_inches="tight")
+
+
 def title(doc):
     m = doc["machine"]
     cfg = doc["config"]
@@ -260,6 +343,9 @@ def main():
     a = ap.parse_args()
     doc = load(a.results)
     primitives = set(a.primitive.split(",")) if a.primitive else None
+    if primitives == {"sat-matrix"}:
+        plot_matrix(doc, a.out)
+        return
     fams = families(doc, primitives)
     if not fams:
         sys.exit(f"plot.py: {a.results} has no cases of {a.primitive}")

@@ -138,7 +138,7 @@ skss_status skss_sat(skss_ctx *ctx, const skss_sat_desc *desc, const void *in, v
   if (skss__algorithm_backend(ctx, SKSS_OP_SAT, alg) == SKSS_BACKEND_CUDA) {
     const skss__sat_call call = {d.height, d.width, pair->pair, in_elem,  out_elem,   pad != 0,
                                  in,       bin.pitch, out,      bout.pitch, out_sq, bsq.pitch};
-    /* AUTO is refined per type pair on the device side (cuda/tuning.h). */
+    /* AUTO is refined per type pair, layout and size on the device side (cuda/tuning.h). */
     return skss__cuda_sat(ctx, d.algorithm == SKSS_SAT_ALGORITHM_AUTO ? SKSS_SAT_ALGORITHM_AUTO : alg, &call);
   }
   const void *const host[3] = {in, out, out_sq};

@@ -30,10 +30,26 @@ typedef struct skss__cuda_state {
   size_t cp_status_words;
   unsigned cp_epoch;
   unsigned long long cp_tickets;
+  int sms; /* the device's multiprocessors, 0 until skss__cuda_sm_count() asks */
 } skss__cuda_state;
 
 static inline skss__cuda_state *skss__cuda(skss_ctx *ctx) {
   return static_cast<skss__cuda_state *>(ctx->cuda);
+}
+
+/* The device's multiprocessor count, asked once per context (a per-call
+ * cudaDeviceGetAttribute sits on a small call's critical path). */
+static inline cudaError_t skss__cuda_sm_count(skss_ctx *ctx, int *out) {
+  skss__cuda_state *st = skss__cuda(ctx);
+  if (st->sms <= 0) {
+    cudaError_t e = cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, st->device);
+    if (e != cudaSuccess) {
+      st->sms = 0;
+      return e;
+    }
+  }
+  *out = st->sms;
+  return cudaSuccess;
 }
 
 /* Evaluates a CUDA runtime call; on failure records "fn: call: message" on

@@ -68,6 +68,19 @@
 #define SKSS_CUDA_SAT_ONEPASS_RAW_ROWS_PER_WARP_TALL 12
 /* Raw-tile blocks an SM (64 registers a thread; five blocks spill) [SAT: tile shapes]. */
 #define SKSS_CUDA_SAT_ONEPASS_RAW_BLOCKS 4
+/* Blocks an SM of the 4-warp shapes (short, tall) in the kernels that
+ * restage misaligned rows (the padded layout's) into aligned words: 80
+ * registers a thread (at 12 blocks, 40, the short one spilled, and at 7,
+ * 72, the tall one for 1-byte inputs); the short shape runs where all its
+ * tiles are resident anyway. Wider shapes keep their blocks (raw tiles
+ * spill a few bytes, as their aligned kernels do) [predicted]. */
+#define SKSS_CUDA_SAT_ONEPASS_SHIFTED_BLOCKS_4W 6
+/* Blocks an SM of the short shape computing both tables (plain and squared)
+ * in one launch: 64 registers a thread, twice the code spilled at 40 [predicted]. */
+#define SKSS_CUDA_SAT_ONEPASS_BOTH_BLOCKS 8
+/* Blocks an SM of raw and big tiles computing both tables: 85 registers a
+ * thread (64 spilled 8-24 bytes) [predicted]. */
+#define SKSS_CUDA_SAT_ONEPASS_BOTH_BIG_BLOCKS 3
 /* Shared memory of an sm_90 SM, which bounds the tiles an SM holds (the CUDA guide's figure, not tuned). */
 #define SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM (228 * 1024)
 /* Shared memory an SM reserves for each block (the CUDA guide's figure, not tuned). */
@@ -80,10 +93,64 @@
 #define SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS_BIG 2
 
 /* ---- SAT: what AUTO runs on the CUDA backend (sat/sat_dispatch.cu) ---- */
-/* Integer sums: onepass, the fastest CUDA algorithm in every case measured [SAT: AUTO]. */
-#define SKSS_CUDA_SAT_AUTO_INTEGER SKSS_SAT_ALGORITHM_ONEPASS
-/* Float sums: onepass too (within the bound; SCANROWCOLUMN_KS repeats bit for bit) [SAT: AUTO]. */
-#define SKSS_CUDA_SAT_AUTO_FLOAT SKSS_SAT_ALGORITHM_ONEPASS
+/* AUTO per type pair (the kernels' pair: u8 -> i32 runs u8_u32, i32 -> i32
+ * i32_u32), layout (0 inclusive, 1 padded) and size: X(pair, padded, side,
+ * algorithm), the first row whose side bounds the larger side (0: any),
+ * bands around the sat-matrix suite's 1K, 4K and 16K. Onepass was the
+ * fastest CUDA algorithm in every case measured before (inclusive f32, u8 ->
+ * u32, f64); the other cells are [predicted] until suite sat-matrix has run
+ * on a GPU, whose fastest row per cell replaces them [SAT: AUTO]. */
+#define SKSS_CUDA_SAT_AUTO_TABLE(X) \
+  X(u8_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_f64, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(i32_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u32_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f32_f64, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(f64_f64, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */
+/* A pair and layout missing from the table (none now) [SAT: AUTO]. */
+#define SKSS_CUDA_SAT_AUTO_DEFAULT SKSS_SAT_ALGORITHM_ONEPASS
 
 /* ---- Halftone: the error-diffusion paper's GPU variants
  * (halftone/halftone_pram.cu, halftone_parallelogram.cu) ---- */

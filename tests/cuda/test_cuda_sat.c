@@ -112,6 +112,7 @@ typedef struct run_spec {
   skss_sat_layout layout;
   int squared, device_ptrs;
   int64_t in_pad, out_pad; /* extra bytes per row (multiples of the element size) */
+  int64_t in_off, out_off; /* device pointers this many bytes past an allocation (elements) */
 } run_spec;
 
 static void run_one(skss_ctx *cuda, skss_ctx *ref, tu_rng *r, const run_spec *s) {
@@ -139,18 +140,20 @@ static void run_one(skss_ctx *cuda, skss_ctx *ref, tu_rng *r, const run_spec *s)
   d.algorithm = (skss_sat_algorithm)s->alg;
   if (s->device_ptrs) {
     void *din, *dout, *dsq;
-    assert_int_equal(cudaMalloc(&din, in_bytes), cudaSuccess);
-    assert_int_equal(cudaMalloc(&dout, out_bytes), cudaSuccess);
-    assert_int_equal(cudaMalloc(&dsq, out_bytes), cudaSuccess);
-    cudaMemcpy(din, in, in_bytes, cudaMemcpyHostToDevice);
-    cudaMemcpy(dout, got, out_bytes, cudaMemcpyHostToDevice);
-    cudaMemcpy(dsq, got_sq, out_bytes, cudaMemcpyHostToDevice);
+    const size_t io = (size_t)s->in_off, oo = (size_t)s->out_off;
+    assert_int_equal(cudaMalloc(&din, in_bytes + io), cudaSuccess);
+    assert_int_equal(cudaMalloc(&dout, out_bytes + oo), cudaSuccess);
+    assert_int_equal(cudaMalloc(&dsq, out_bytes + oo), cudaSuccess);
+    uint8_t *pin = (uint8_t *)din + io, *pout = (uint8_t *)dout + oo, *psq = (uint8_t *)dsq + oo;
+    cudaMemcpy(pin, in, in_bytes, cudaMemcpyHostToDevice);
+    cudaMemcpy(pout, got, out_bytes, cudaMemcpyHostToDevice);
+    cudaMemcpy(psq, got_sq, out_bytes, cudaMemcpyHostToDevice);
     /* pageable copies may still be in flight; a caller's stream need not wait */
     assert_int_equal(cudaDeviceSynchronize(), cudaSuccess);
-    TU_OK(cuda, skss_sat(cuda, &d, din, dout, s->squared ? dsq : NULL));
+    TU_OK(cuda, skss_sat(cuda, &d, pin, pout, s->squared ? psq : NULL));
     TU_OK(cuda, skss_ctx_synchronize(cuda));
-    cudaMemcpy(got, dout, out_bytes, cudaMemcpyDeviceToHost);
-    cudaMemcpy(got_sq, dsq, out_bytes, cudaMemcpyDeviceToHost);
+    cudaMemcpy(got, pout, out_bytes, cudaMemcpyDeviceToHost);
+    cudaMemcpy(got_sq, psq, out_bytes, cudaMemcpyDeviceToHost);
     cudaFree(din);
     cudaFree(dout);
     cudaFree(dsq);
@@ -184,10 +187,10 @@ static void run_one(skss_ctx *cuda, skss_ctx *ref, tu_rng *r, const run_spec *s)
       if (!ok && why[0] == '\0') snprintf(why, sizeof why, "border or padding bytes differ");
     }
     if (!ok)
-      TU_FAIL("%s %s:%s %lldx%lld %s%s%s pads %lld/%lld: %s", name, skss_dtype_name(s->pair.in),
-              skss_dtype_name(s->pair.out), (long long)s->h, (long long)s->w,
+      TU_FAIL("%s %s:%s %lldx%lld %s%s%s pads %lld/%lld offsets %lld/%lld: %s", name,
+              skss_dtype_name(s->pair.in), skss_dtype_name(s->pair.out), (long long)s->h, (long long)s->w,
               pad ? "padded" : "inclusive", k ? " squared" : "", s->device_ptrs ? " device" : " host",
-              (long long)s->in_pad, (long long)s->out_pad, why);
+              (long long)s->in_pad, (long long)s->out_pad, (long long)s->in_off, (long long)s->out_off, why);
   }
   free(in);
   free(want);
@@ -207,7 +210,7 @@ static void test_every_algorithm_on_device_pointers(void **state) {
     if (!skss_algorithm_supported(SKSS_OP_SAT, alg, SKSS_BACKEND_CUDA)) continue;
     for (size_t p = 0; p < N_PAIRS; p++) {
       for (size_t s = 0; s < (small_only() ? N_SMALL_SHAPES : N_SHAPES); s++) {
-        run_spec spec = {alg, PAIRS[p], SHAPES[s][0], SHAPES[s][1], SKSS_SAT_LAYOUT_INCLUSIVE, 0, 1, 0, 0};
+        run_spec spec = {alg, PAIRS[p], SHAPES[s][0], SHAPES[s][1], SKSS_SAT_LAYOUT_INCLUSIVE, 0, 1, 0, 0, 0, 0};
         spec.layout = (s % 2) ? SKSS_SAT_LAYOUT_PADDED : SKSS_SAT_LAYOUT_INCLUSIVE;
         spec.squared = (int)((s + p) % 3 == 0);
         if ((s + p) % 3 == 1) { /* pitched rows with either layout */
@@ -240,7 +243,7 @@ static void test_callers_stream_and_auto(void **state) {
     if (alg != SKSS_SAT_ALGORITHM_AUTO && !skss_algorithm_supported(SKSS_OP_SAT, alg, SKSS_BACKEND_CUDA)) continue;
     /* under the sanitizers, fewer launches of the one-per-diagonal kinds */
     const int64_t h = small_only() ? 70 : 333, w = small_only() ? 45 : 517;
-    run_spec spec = {alg, PAIRS[0], h, w, SKSS_SAT_LAYOUT_PADDED, 1, 1, 0, 0};
+    run_spec spec = {alg, PAIRS[0], h, w, SKSS_SAT_LAYOUT_PADDED, 1, 1, 0, 0, 0, 0};
     run_one(cuda, ref, &r, &spec);
     spec.device_ptrs = 0;
     spec.pair = PAIRS[6];
@@ -278,7 +281,7 @@ static void test_stress_more_strips_than_resident_warps(void **state) {
   for (int a = 0; a < 2; a++) {
     if (!skss_algorithm_supported(SKSS_OP_SAT, algs[a], SKSS_BACKEND_CUDA)) continue;
     for (int rep = 0; rep < 3; rep++) {
-      run_spec spec = {algs[a], PAIRS[0], 32 * 20000 + 7, 45, SKSS_SAT_LAYOUT_INCLUSIVE, 0, 1, 0, 0};
+      run_spec spec = {algs[a], PAIRS[0], 32 * 20000 + 7, 45, SKSS_SAT_LAYOUT_INCLUSIVE, 0, 1, 0, 0, 0, 0};
       run_one(cuda, ref, &r, &spec);
     }
   }
@@ -308,7 +311,7 @@ static void test_onepass_tall_big_and_huge_tiles(void **state) {
   int wide = 0; /* pairs run at the tall and huge sizes too */
   for (size_t k = 0; k < N_PAIRS; k++) {
     if (skss_dtype_size(PAIRS[k].out) != 4) continue;
-    run_spec spec = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 4099, 2053, SKSS_SAT_LAYOUT_INCLUSIVE, (int)(k % 2), 1, 0, 0};
+    run_spec spec = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 4099, 2053, SKSS_SAT_LAYOUT_INCLUSIVE, (int)(k % 2), 1, 0, 0, 0, 0};
     run_one(cuda, ref, &r, &spec);
     if (PAIRS[k].in != PAIRS[k].out || (PAIRS[k].in != SKSS_DTYPE_F32 && PAIRS[k].in != SKSS_DTYPE_I32))
       continue;
@@ -316,9 +319,9 @@ static void test_onepass_tall_big_and_huge_tiles(void **state) {
     spec.in_pad = 16;
     spec.out_pad = 4;
     run_one(cuda, ref, &r, &spec);
-    run_spec tall = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 65, 128 * (7 * sms / 2), SKSS_SAT_LAYOUT_INCLUSIVE, 0, 1, 0, 0};
+    run_spec tall = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 65, 128 * (7 * sms / 2), SKSS_SAT_LAYOUT_INCLUSIVE, 0, 1, 0, 0, 0, 0};
     run_one(cuda, ref, &r, &tall);
-    run_spec huge = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 1000, 128 * (2 * sms + 1) + 37, SKSS_SAT_LAYOUT_PADDED, 1, 1, 8, 0};
+    run_spec huge = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 1000, 128 * (2 * sms + 1) + 37, SKSS_SAT_LAYOUT_PADDED, 1, 1, 8, 0, 0, 0};
     run_one(cuda, ref, &r, &huge);
     wide++;
   }
@@ -345,7 +348,7 @@ static void test_onepass_raw_tiles(void **state) {
   for (size_t k = 0; k < N_PAIRS; k++) {
     if (skss_dtype_size(PAIRS[k].in) != 1 || skss_dtype_size(PAIRS[k].out) != 4) continue;
     for (int s = 0; s < 3; s++) {
-      run_spec spec = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 4099, widths[s], SKSS_SAT_LAYOUT_INCLUSIVE, 0, 1, 8, 0};
+      run_spec spec = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 4099, widths[s], SKSS_SAT_LAYOUT_INCLUSIVE, 0, 1, 8, 0, 0, 0};
       if (runs % 4 == 1 || runs == 6) { /* unaligned input rows and padded, unaligned outputs: one run of each width */
         spec.layout = SKSS_SAT_LAYOUT_PADDED;
         spec.in_pad = 3;
@@ -377,7 +380,7 @@ static void test_onepass_restaged_rows(void **state) {
   int runs = 0;
   for (size_t k = 0; k < N_PAIRS; k++) {
     if (skss_dtype_size(PAIRS[k].out) != 8) continue;
-    run_spec spec = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 4099, 2053, SKSS_SAT_LAYOUT_INCLUSIVE, (int)(k % 2), 1, 0, 0};
+    run_spec spec = {SKSS_SAT_ALGORITHM_ONEPASS, PAIRS[k], 4099, 2053, SKSS_SAT_LAYOUT_INCLUSIVE, (int)(k % 2), 1, 0, 0, 0, 0};
     run_one(cuda, ref, &r, &spec);
     spec.layout = SKSS_SAT_LAYOUT_PADDED;
     spec.out_pad = 8;
@@ -386,6 +389,49 @@ static void test_onepass_restaged_rows(void **state) {
     runs++;
   }
   assert_int_equal(runs, 3);
+  skss_ctx_destroy(cuda);
+  skss_ctx_destroy(ref);
+}
+
+/* onepass on rows that are not 16-byte aligned (sat_onepass.cu shifts whole
+ * tile rows of outputs into aligned words; the padded layout's rows start
+ * one element past an aligned address and, with a pitch of W + 1 elements,
+ * each by a different amount), the padded border written by the kernel, and
+ * both tables of a squared call in one launch, against cpu-ref: every pair,
+ * through onepass and AUTO, at odd widths around the tile widths (128 and
+ * 256 columns), with device pointers one element past an allocation and
+ * pitches of odd element counts. SKSS_TEST_SMALL=1 keeps the small shapes;
+ * the full run adds sizes whose tiles fill the GPU (raw tiles of 1-byte
+ * inputs, big tiles of 4-byte sums, both in one launch). */
+static void test_onepass_misaligned_rows_and_both_planes(void **state) {
+  (void)state;
+  skss_ctx *cuda = tu_ctx(SKSS_BACKEND_CUDA, 0), *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 6);
+  static const int64_t small[][2] = {{3, 1}, {5, 127}, {37, 129}, {33, 257}};
+  static const int64_t large[][2] = {{1031, 1001}, {2113, 4100}};
+  const int n_small = (int)(sizeof small / sizeof small[0]);
+  const int n = n_small + (small_only() ? 0 : (int)(sizeof large / sizeof large[0]));
+  int runs = 0;
+  for (size_t p = 0; p < N_PAIRS; p++) {
+    const int64_t ie = (int64_t)skss_dtype_size(PAIRS[p].in), oe = (int64_t)skss_dtype_size(PAIRS[p].out);
+    for (int k = 0; k < n; k++) {
+      const int64_t h = k < n_small ? small[k][0] : large[k - n_small][0];
+      const int64_t w = k < n_small ? small[k][1] : large[k - n_small][1];
+      const int alg = (k + (int)p) % 2 ? SKSS_SAT_ALGORITHM_AUTO : SKSS_SAT_ALGORITHM_ONEPASS;
+      /* padded, packed rows (the cv2.integral call), plain then both tables */
+      run_spec spec = {alg, PAIRS[p], h, w, SKSS_SAT_LAYOUT_PADDED, 0, 1, 0, 0, 0, 0};
+      run_one(cuda, ref, &r, &spec);
+      spec.squared = 1;
+      run_one(cuda, ref, &r, &spec);
+      /* inclusive and padded, pointers one element past an allocation, pitches of odd element counts */
+      run_spec odd = {alg, PAIRS[p], h, w, (k % 2) ? SKSS_SAT_LAYOUT_PADDED : SKSS_SAT_LAYOUT_INCLUSIVE,
+                      (int)(k % 3 == 0), 1, 3 * ie, 5 * oe, ie, oe};
+      run_one(cuda, ref, &r, &odd);
+      runs += 3;
+    }
+  }
+  assert_int_equal(runs, 3 * (int)N_PAIRS * n);
   skss_ctx_destroy(cuda);
   skss_ctx_destroy(ref);
 }
@@ -403,6 +449,7 @@ int main(void) {
       cmocka_unit_test(test_onepass_tall_big_and_huge_tiles),
       cmocka_unit_test(test_onepass_raw_tiles),
       cmocka_unit_test(test_onepass_restaged_rows),
+      cmocka_unit_test(test_onepass_misaligned_rows_and_both_planes),
   };
   /* SKSS_TEST_ONLY=PATTERN: the tests whose names match (scripts/gpu-check
    * runs test_onepass_restaged_rows and test_onepass_tall_big_and_huge_tiles

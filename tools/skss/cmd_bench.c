@@ -31,8 +31,11 @@ static const char BENCH_USAGE[] =
     "                   capacities of one instance and a batch, on the GPU and\n"
     "                   the host, or compact-papers: the stream-compaction\n"
     "                   paper's Table 1 and Figure 8 (every dtype) and a\n"
-    "                   selectivity sweep, on the host and the GPU (none of the\n"
-    "                   papers' suites is part of all)\n"
+    "                   selectivity sweep, on the host and the GPU, or\n"
+    "                   sat-matrix: SAT on the GPU for every type pair x layout\n"
+    "                   x plain/squared x packed/256-byte pitch at 1K, 4K, 16K,\n"
+    "                   each beside a copy of its bytes, with NPP (none of\n"
+    "                   these suites is part of all)\n"
     "  --sizes LIST     sizes for every chosen suite: image side N or WxH (sat,\n"
     "                   halftone), capacity (knapsack, n = 1000; knapsack-papers:\n"
     "                   Table I's W, n = 4095), element count (compact; all of\n"
@@ -154,12 +157,12 @@ static int set_value(bench_cli *cli, const char *name, const char *v) {
   static const char *const BACKENDS[] = {NULL, "cpu-ref", "cpu", "cuda"};
   static const char *const SUITES[] = {"sat",        "halftone",        "knapsack",       "compact",
                                        "sat-papers", "halftone-papers", "knapsack-papers",
-                                       "compact-papers"};
+                                       "compact-papers", "sat-matrix"};
   const unsigned all_backends =
       (1u << SKSS_BACKEND_CPU_REF) | (1u << SKSS_BACKEND_CPU) | (1u << SKSS_BACKEND_CUDA);
   bench_config *cfg = &cli->cfg;
   if (strcmp(name, "--backend") == 0) return parse_names(v, BACKENDS, 4, all_backends, &cfg->backends);
-  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 8, BENCH_SUITE_ALL, &cfg->suites);
+  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 9, BENCH_SUITE_ALL, &cfg->suites);
   if (strcmp(name, "--sizes") == 0) return parse_sizes(v, cfg);
   if (strcmp(name, "--threads") == 0) return set_int(v, 1, 1024, &cfg->threads);
   if (strcmp(name, "--repeat") == 0) return set_int(v, 1, 100000, &cfg->repeat);
@@ -198,7 +201,7 @@ static int set_flag(bench_cli *cli, const char *a) {
 
 /* The image suites read a size N as N x N: its pixel count must stay sane. */
 static int check_image_sizes(const bench_config *cfg) {
-  if (!(cfg->suites & (BENCH_SUITE_SAT | BENCH_SUITE_SAT_PAPERS | BENCH_SUITE_HALFTONE |
+  if (!(cfg->suites & (BENCH_SUITE_SAT | BENCH_SUITE_SAT_PAPERS | BENCH_SUITE_SAT_MATRIX | BENCH_SUITE_HALFTONE |
                        BENCH_SUITE_HALFTONE_PAPERS)))
     return -1;
   for (int k = 0; k < cfg->n_sizes; k++) {

@@ -21,6 +21,9 @@ typedef struct skss__sat_dev_plane {
   size_t in_pitch;
   uint8_t *out;
   size_t out_pitch;
+  /* PADDED (onepass only): the kernel also writes the zero row above and the
+   * zero column left of `out`, so the dispatcher needs no memset */
+  bool border;
 } skss__sat_dev_plane;
 
 /* Each family: the device scratch it needs (bytes) and the launch(es). */
@@ -34,6 +37,12 @@ SKSS__CUDA_SAT_FAMILY(hmm)
 SKSS__CUDA_SAT_FAMILY(taskarray)
 SKSS__CUDA_SAT_FAMILY(regcache)
 SKSS__CUDA_SAT_FAMILY(onepass)
+
+/* Onepass's plain and squared tables of one input in one launch: each tile
+ * is read once and scanned for both (`plane->square` is ignored; the squared
+ * table goes to out_sq with out_sq_pitch, the same layout as plane->out). */
+skss_status skss__cuda_sat_onepass_both(skss_ctx *ctx, const skss__sat_dev_plane *plane, uint8_t *out_sq,
+                                        size_t out_sq_pitch);
 
 /* The dispatcher's routing for callers that compute a SAT inside their own
  * work (the box filter): the scratch `algorithm` needs for a plane, and one

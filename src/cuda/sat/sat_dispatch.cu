@@ -2,9 +2,10 @@
  * sat_dispatch.cu — skss_sat() on the CUDA backend, after the C entry point
  * has validated the call: host buffers are staged through the context's
  * device arena (input uploaded, outputs downloaded, then the call waits),
- * device buffers are used in place and the call returns at once; PADDED
- * outputs get their zero row and column by cudaMemset2DAsync; then the
- * algorithm's family (sat_cuda.cuh) runs once per output plane.
+ * device buffers are used in place and the call returns at once. Onepass
+ * writes PADDED borders itself and both planes in one launch; the other
+ * families get their borders by cudaMemset2DAsync and run once per plane.
+ * AUTO looks up tuning.h's table by type pair, layout and size.
  */
 #include "sat_cuda.cuh"
 #include "../tuning.h"
@@ -100,18 +101,30 @@ static skss_status zero_border(skss_ctx *ctx, const staged *s, size_t elem) {
   return SKSS_OK;
 }
 
-/* AUTO on the CUDA backend: chosen per output type (tuning.h says why). */
-static int auto_algorithm(skss__sat_pair pair) {
-  switch (pair) {
-    case SKSS__SAT_u8_u32:
-    case SKSS__SAT_i32_u32:
-    case SKSS__SAT_u32_u32: return SKSS_CUDA_SAT_AUTO_INTEGER;
-    default: return SKSS_CUDA_SAT_AUTO_FLOAT;
-  }
+/* AUTO on the CUDA backend: the first row of tuning.h's table for the type
+ * pair and layout whose side bound covers the larger side (the table ends
+ * with a row of side 0 for every pair and layout: no bound). */
+static int auto_algorithm(skss__sat_pair pair, bool padded, int64_t height, int64_t width) {
+  static const struct {
+    skss__sat_pair pair;
+    int padded;
+    int64_t side; /* up to this larger side; 0: any */
+    int algorithm;
+  } TABLE[] = {
+#define SKSS__SAT_AUTO_ROW(p, layout, side, alg) {SKSS__SAT_##p, layout, side, alg},
+      SKSS_CUDA_SAT_AUTO_TABLE(SKSS__SAT_AUTO_ROW)
+#undef SKSS__SAT_AUTO_ROW
+  };
+  const int64_t side = height > width ? height : width;
+  for (size_t k = 0; k < sizeof TABLE / sizeof TABLE[0]; k++)
+    if (TABLE[k].pair == pair && TABLE[k].padded == (int)padded && (TABLE[k].side == 0 || side <= TABLE[k].side))
+      return TABLE[k].algorithm;
+  return SKSS_CUDA_SAT_AUTO_DEFAULT;
 }
 
 extern "C" skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *c) {
-  if (algorithm == SKSS_SAT_ALGORITHM_AUTO) algorithm = auto_algorithm(c->pair);
+  if (algorithm == SKSS_SAT_ALGORITHM_AUTO) algorithm = auto_algorithm(c->pair, c->padded, c->height, c->width);
+  const bool onepass = algorithm == SKSS_SAT_ALGORITHM_ONEPASS;
   family fam;
   if (!find_family(algorithm, &fam))
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: no CUDA family for algorithm %d", FN, algorithm);
@@ -123,19 +136,37 @@ extern "C" skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__
                     make_staged(c->out_sq, c->out_sq_pitch, h + pad, (w + pad) * c->out_elem)};
   const int n_out = c->out_sq != NULL ? 2 : 1;
 
-  skss__sat_dev_plane plane = {c->height, c->width, c->pair, false, NULL, 0, NULL, 0};
+  skss__sat_dev_plane plane = {c->height, c->width, c->pair, false, NULL, 0, NULL, 0, false};
   size_t work = h > 0 && w > 0 ? skss__cuda_align(fam.scratch(ctx, algorithm, &plane)) : 0;
   size_t total = work + stage_bytes(&in);
   for (int k = 0; k < n_out; k++) total += stage_bytes(&outs[k]);
-  uint8_t *arena = static_cast<uint8_t *>(skss__cuda_scratch(ctx, FN, total ? total : 1));
-  if (arena == NULL) return SKSS_ERR_OUT_OF_MEMORY;
-  uint8_t *next = place(&in, arena + work);
-  for (int k = 0; k < n_out; k++) next = place(&outs[k], next);
+  /* no scratch (onepass on device buffers): the arena is not asked for, so
+   * even a first call allocates nothing but its carry words */
+  uint8_t *arena = NULL;
+  if (total > 0) {
+    arena = static_cast<uint8_t *>(skss__cuda_scratch(ctx, FN, total));
+    if (arena == NULL) return SKSS_ERR_OUT_OF_MEMORY;
+    uint8_t *next = place(&in, arena + work);
+    for (int k = 0; k < n_out; k++) next = place(&outs[k], next);
+  }
 
   if (!in.on_device && h > 0 && w > 0)
     SKSS_CUDA_TRY(ctx, FN, cudaMemcpy2DAsync(in.dev, in.dev_pitch, in.user, in.user_pitch,
                                              in.row_bytes, h, cudaMemcpyHostToDevice, stream));
-  for (int k = 0; k < n_out; k++) {
+  /* onepass on a non-empty table: one launch writes every plane and border */
+  if (onepass && h > 0 && w > 0) {
+    plane.in = in.dev;
+    plane.in_pitch = in.dev_pitch;
+    plane.out = outs[0].dev + pad * (outs[0].dev_pitch + c->out_elem);
+    plane.out_pitch = outs[0].dev_pitch;
+    plane.border = pad != 0;
+    skss_status st = n_out == 2 ? skss__cuda_sat_onepass_both(ctx, &plane,
+                                                              outs[1].dev + pad * (outs[1].dev_pitch + c->out_elem),
+                                                              outs[1].dev_pitch)
+                                : fam.run(ctx, algorithm, &plane, arena);
+    if (st != SKSS_OK) return st;
+  }
+  for (int k = 0; k < n_out && !(onepass && h > 0 && w > 0); k++) {
     if (pad) {
       skss_status st = zero_border(ctx, &outs[k], c->out_elem);
       if (st != SKSS_OK) return st;

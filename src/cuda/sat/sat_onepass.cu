@@ -50,7 +50,12 @@
  * two chains, not for all three.
  * Every output is a sum of row prefix sums, with no subtraction: floats stay
  * within (i + j + 2) u S(i, j).
+ * Rows of outputs that are not 16-byte aligned (the padded layout's) are
+ * restaged into aligned words, the padded border is written by the kernel,
+ * and a call with squared sums computes both tables in one launch, each tile
+ * read once (docs/algorithms/sat.md).
  */
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <type_traits>
@@ -105,6 +110,16 @@ struct skss__op_shape {
   static_assert(!RAW || sizeof(In) < sizeof(Acc), "raw tiles are for inputs narrower than their sums");
 };
 
+/* Shape S with at most M blocks an SM, so more registers a thread: the
+ * kernels that restage misaligned rows (SH) run so, and the aligned ones
+ * keep their tuned occupancy and code. */
+template <typename S, int M>
+struct skss__op_capped;
+template <typename In, typename Acc, int W, int V, int R, bool RAW, int MB, int M>
+struct skss__op_capped<skss__op_shape<In, Acc, W, V, R, RAW, MB>, M> {
+  typedef skss__op_shape<In, Acc, W, V, R, RAW, (MB < M ? MB : M)> type;
+};
+
 /* A carry word's kind (the tag less epoch * 4); 0 is "nothing yet". */
 enum { SKSS__OP_PENDING = 0, SKSS__OP_AGGREGATE = 1, SKSS__OP_INCLUSIVE = 2 };
 
@@ -117,7 +132,13 @@ typedef struct skss__op_tiles {
   skss__op_u64 *rows;        /* per tile, TILE_H row elements */
   skss__op_u64 *cols;        /* per tile, TILE_W column elements (thread order) */
   skss__op_u64 *corners;     /* per tile, one corner element */
-  bool vec_in, vec_out;
+  bool vec_in, vec_out;      /* vec_out: every row of every output plane is aligned */
+  /* skss__cuda_sat_onepass_both(): the squared table, scanned from the same
+   * tiles right after the plain one, with its carries plane_words further on */
+  bool both;
+  uint8_t *out_sq;
+  size_t out_sq_pitch;
+  size_t plane_words;
 } skss__op_tiles;
 
 /* 8-byte words per carry element of type Acc. */
@@ -148,6 +169,7 @@ struct skss__op_shared {
   Acc row_left[S::TILE_H];              /* each row's sum left of the tile */
   Acc corner;
   int ticket; /* the block's */
+  int ts, tp; /* its tile's place, for the padded border after the tile */
 };
 
 /* One global-memory word of `bytes` (a multiple of 4): the widest of 16, 8, 4 dividing it. */
@@ -253,6 +275,64 @@ __device__ __forceinline__ void skss__op_store_row(const skss__sat_dev_plane &p,
       __stcs(dst + c, y[c]);
     else
       __stcg(dst + c, y[c]);
+  }
+}
+
+/* Stores a whole tile row of outputs from column c0 whose address is not
+ * 16-byte aligned (the padded layout's rows start one element past an
+ * aligned address, and with a pitch of (W + 1) elements each row by a
+ * different amount), through `line`, a row of TILE_W elements in shared
+ * memory the warp owns: each lane puts its V outputs there, then the lanes
+ * store the row's aligned 16-byte words in turn (word i from tile column
+ * i * E - a, a the row's misalignment in elements), so that each store
+ * instruction covers 512 adjacent bytes; the two words the row only partly
+ * covers are stored element by element, inside the tile only. Warp-uniform. */
+template <int TILE_W, int V, typename Acc>
+__device__ __forceinline__ void skss__op_restage_shifted(const skss__sat_dev_plane &p, int64_t row, int64_t c0,
+                                                         Acc *line, const Acc (&y)[V]) {
+  constexpr int E = 16 / (int)sizeof(Acc); /* elements a 16-byte word */
+  static_assert(16 % sizeof(Acc) == 0 && TILE_W % E == 0, "a row is whole 16-byte words of elements");
+  if (row >= p.height) return; /* (warp-uniform) */
+  const int lane = threadIdx.x & 31;
+  skss__op_smem_put<V, Acc>(line + lane * V, y);
+  /* the row is whole */
+  __syncwarp();
+  Acc *dst = reinterpret_cast<Acc *>(p.out + (size_t)row * p.out_pitch) + c0;
+  const int a = (int)((reinterpret_cast<uintptr_t>(dst) & 15) / sizeof(Acc)); /* (element-aligned: validated) */
+  Acc *at = dst - a; /* 16-byte aligned: word i at at + i * E */
+  for (int i = lane; i <= TILE_W / E; i += 32) {
+    const int col = i * E - a; /* the word's first tile column */
+    Acc w[E];
+#pragma unroll
+    for (int e = 0; e < E; e++) w[e] = col + e >= 0 && col + e < TILE_W ? line[col + e] : Acc(0);
+    if (col >= 0 && col + E <= TILE_W) {
+      skss__op_store_vec<true, E>(at + i * E, w);
+    } else {
+#pragma unroll
+      for (int e = 0; e < E; e++)
+        if (col + e >= 0 && col + e < TILE_W) __stcs(at + i * E + e, w[e]);
+    }
+  }
+  /* every lane has read the row before it is written again */
+  __syncwarp();
+}
+
+/* The padded layout's zero border next to tile (ts, tp) of plane p, whose
+ * `out` is the padded table's (1, 1): the row above the table over the
+ * tile's columns (and the corner, by the first tile), the column left of it
+ * over the tile's rows; the kernel writes it so that a call needs no memset. */
+template <int THREADS, int TILE_H, int TILE_W, typename Acc>
+__device__ __forceinline__ void skss__op_border(const skss__sat_dev_plane &p, int ts, int tp, int64_t r0,
+                                                int64_t c0) {
+  if (ts == 0) {
+    Acc *above = reinterpret_cast<Acc *>(p.out - p.out_pitch);
+    for (int e = threadIdx.x; e < TILE_W; e += THREADS)
+      if (c0 + e < p.width) __stcs(above + c0 + e, Acc(0));
+    if (tp == 0 && threadIdx.x == 0) __stcs(above - 1, Acc(0));
+  }
+  if (tp == 0) {
+    for (int r = threadIdx.x; r < TILE_H; r += THREADS)
+      if (r0 + r < p.height) __stcs(reinterpret_cast<Acc *>(p.out + (size_t)(r0 + r) * p.out_pitch) - 1, Acc(0));
   }
 }
 
@@ -433,11 +513,16 @@ __device__ __forceinline__ void skss__op_slot_get(const skss__sat_dev_plane &p, 
 }
 
 /* The whole tile of ticket `t` (see the header); RS: output rows are
- * restaged (S::RESTAGE shapes where the tiles fill the GPU). */
-template <typename S, typename In, typename Acc, bool RS>
+ * restaged (S::RESTAGE shapes where the tiles fill the GPU); SH: output
+ * rows are not all 16-byte aligned, and whole ones are restaged into aligned
+ * words (skss__op_restage_shifted); again: the
+ * block's second plane of the same tile (the squared one), whose raw
+ * inputs, in a RAW tile, are still in shared memory (other tiles load their
+ * inputs again, which the first pass has just brought into L2). */
+template <typename S, typename In, typename Acc, bool RS, bool SH>
 __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
                                                  const skss__op_tiles &g, int ticket,
-                                                 skss__op_shared<S, Acc> &sh) {
+                                                 skss__op_shared<S, Acc> &sh, bool again) {
   constexpr int N = skss__op_words<Acc>(), RPW = S::RPW, TILE_H = S::TILE_H, V = S::VEC;
   /* predecessors a look-back loads at once */
   constexpr int G = S::BIG ? SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS_BIG : SKSS_CUDA_SAT_ONEPASS_LOOKBACK_LOADS;
@@ -450,17 +535,23 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
   const int64_t row0 = r0 + warp * RPW, col = c0 + lane * V;
   const int first = warp * RPW; /* the warp's first row within the tile */
   const bool has_below = ts + 1 < g.down, has_right = tp + 1 < g.across;
+  if (SH && threadIdx.x == 0) { /* (the padded layout's rows are never aligned: its kernels are SH) */
+    sh.ts = ts;
+    sh.tp = tp;
+  }
 
   /* 1. load (own slots only: no barrier before reading them back); BIG
    * tiles commit each row's copy on its own and scan a row as soon as it
    * is in (H200, f32, us: 4K 49.4 -> 49.0, 8K 155.6 -> 154.3; the 4-warp
    * shapes lost: 2K 15.1 -> 15.6, u8 -> u32 16K 423 -> 425) */
   unsigned raw_rows = 0; /* rows whose slot holds raw inputs */
+  if (!(S::RAW && again)) {
 #pragma unroll
-  for (int k = 0; k < RPW; k++) {
-    if (skss__op_copy_row<V, S::RAW, In, Acc>(p, row0 + k, col, g.vec_in, &sh.tile[first + k][lane * V]))
-      raw_rows |= 1u << k;
-    if (S::BIG) __pipeline_commit();
+    for (int k = 0; k < RPW; k++) {
+      if (skss__op_copy_row<V, S::RAW, In, Acc>(p, row0 + k, col, g.vec_in, &sh.tile[first + k][lane * V]))
+        raw_rows |= 1u << k;
+      if (S::BIG) __pipeline_commit();
+    }
   }
   if (!S::BIG) {
     __pipeline_commit();
@@ -559,8 +650,10 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
     for (int c = 0; c < V; c++) top[c] += above_warp[c];
   }
   /* RS: whole tile rows are restaged (the same for every warp; a row
-   * below the image is skipped) */
+   * below the image is skipped); whole rows that are not aligned are
+   * restaged into aligned words (skss__op_restage_shifted) */
   const bool restage = RS && c0 + S::TILE_W <= p.width;
+  const bool shifted = SH && c0 + S::TILE_W <= p.width;
   Acc left = 0;
   if constexpr (TILE_H - RPW <= 64) {
 #pragma unroll
@@ -570,6 +663,9 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
     for (int r = lane; r < first; r += 32) left += sh.row_left[r];
     left = skss_warp::reduce_all(left);
   }
+  /* RAW, shifted: every warp has read the column totals of the warps above
+   * it before they serve as the warps' rows of outputs (block-uniform) */
+  if (S::RAW && shifted) __syncthreads();
   Acc x[V];
 #pragma unroll
   for (int k = 0; k < RPW; k++) {
@@ -593,6 +689,15 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
       static_assert(!S::RESTAGE || RPW >= 2, "a warp's last row restages in the row before");
       const int line = k < RPW - 1 ? first + k : first + RPW - 2;
       skss__op_restage_row<S::TILE_W, V>(p, row0 + k, c0, reinterpret_cast<Acc *>(&sh.tile[line][0]), x);
+    } else if (shifted) {
+      /* RAW: the warp's column totals, free since the barrier above; else
+       * the tile row just read, as restaged rows use it */
+      Acc *line;
+      if constexpr (S::RAW)
+        line = &sh.warp_cols[warp][0];
+      else
+        line = reinterpret_cast<Acc *>(&sh.tile[k < RPW - 1 ? first + k : first + RPW - 2][0]);
+      skss__op_restage_shifted<S::TILE_W, V>(p, row0 + k, c0, line, x);
     } else {
       skss__op_store_row<true, V>(p, row0 + k, col, g.vec_out, x);
     }
@@ -602,7 +707,7 @@ __device__ __forceinline__ void skss__op_do_tile(const skss__sat_dev_plane &p,
     skss__op_put<Acc>(g.corners + (size_t)t * N, x[V - 1], g.ta.epoch, SKSS__OP_INCLUSIVE);
 }
 
-template <typename S, typename In, typename Acc, bool RS>
+template <typename S, typename In, typename Acc, bool RS, bool BOTH, bool SH>
 __global__ void __launch_bounds__(S::THREADS, S::BLOCKS)
     skss__sat_onepass_kernel(skss__sat_dev_plane p, skss__op_tiles g) {
   __shared__ typename std::conditional<S::DYNAMIC, char, skss__op_shared<S, Acc>>::type sh_static;
@@ -613,7 +718,38 @@ __global__ void __launch_bounds__(S::THREADS, S::BLOCKS)
   if (threadIdx.x == 0) sh.ticket = (int)(atomicAdd(g.ta.ticket, 1ull) - g.ta.ticket_base);
   /* the ticket is in shared memory */
   __syncthreads();
-  skss__op_do_tile<S, In, Acc, RS>(p, g, sh.ticket, sh);
+  const int ticket = sh.ticket;
+  skss__op_do_tile<S, In, Acc, RS, SH>(p, g, ticket, sh, false);
+  /* the padded border, last, where its registers are free (the tile's place
+   * from shared memory: the tile's barriers have published it) */
+  if (SH && p.border) {
+    const int ts = sh.ts, tp = sh.tp;
+    if (ts == 0 || tp == 0)
+      skss__op_border<S::THREADS, S::TILE_H, S::TILE_W, Acc>(p, ts, tp, (int64_t)ts * S::TILE_H,
+                                                             (int64_t)tp * S::TILE_W);
+    if (BOTH && (ts == 0 || tp == 0)) {
+      skss__sat_dev_plane q = p;
+      q.out = g.out_sq;
+      q.out_pitch = g.out_sq_pitch;
+      skss__op_border<S::THREADS, S::TILE_H, S::TILE_W, Acc>(q, ts, tp, (int64_t)ts * S::TILE_H,
+                                                             (int64_t)tp * S::TILE_W);
+    }
+  }
+  if constexpr (BOTH) {
+    /* the squared table of the same tile: a block only waits on tiles of
+     * earlier tickets, in either plane, so no deadlock */
+    skss__sat_dev_plane q = p;
+    q.out = g.out_sq;
+    q.out_pitch = g.out_sq_pitch;
+    q.square = true;
+    skss__op_tiles h = g;
+    h.rows += g.plane_words;
+    h.cols += g.plane_words;
+    h.corners += g.plane_words;
+    /* every thread is done with the first plane's shared memory before the second reuses it */
+    __syncthreads();
+    skss__op_do_tile<S, In, Acc, RS, SH>(q, h, ticket, sh, true);
+  }
 }
 
 /* The tiling of a plane; false when the tile count does not fit an int. */
@@ -629,26 +765,35 @@ static bool onepass_tiles(const skss__sat_dev_plane *plane, int *down, int *acro
 }
 
 /* Launches the kernel over a plane's tiles; its carry words and tickets are taken. */
-template <typename S, typename In, typename Acc, bool RS>
+template <typename S, typename In, typename Acc, bool RS, bool BOTH, bool SH>
 static skss_status onepass_launch(skss_ctx *ctx, const skss__op_tiles &g, const skss__sat_dev_plane *plane,
                                   cudaStream_t stream) {
-  /* the tile is in shared memory: take the whole carveout for it (the kernel reads through L2) */
-  SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS>,
-                                              cudaFuncAttributePreferredSharedMemoryCarveout,
-                                              (int)cudaSharedmemCarveoutMaxShared));
   const size_t dynamic = S::DYNAMIC ? sizeof(skss__op_shared<S, Acc>) : 0;
-  if (S::DYNAMIC)
-    SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dynamic));
-  skss__sat_onepass_kernel<S, In, Acc, RS><<<g.count, S::THREADS, dynamic, stream>>>(*plane, g);
+  /* the kernel's attributes are set once per device (devices 0-63), off a small call's critical path */
+  static std::atomic<unsigned long long> set_on{0};
+  const int dev = skss__cuda(ctx)->device;
+  const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
+  if (bit == 0 || !(set_on.load(std::memory_order_relaxed) & bit)) {
+    /* the tile is in shared memory: take the whole carveout for it (the kernel reads through L2) */
+    SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS, BOTH, SH>,
+                                                cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                (int)cudaSharedmemCarveoutMaxShared));
+    if (S::DYNAMIC)
+      SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS, BOTH, SH>,
+                                                  cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dynamic));
+    /* relaxed: two threads that both set the attributes set the same values */
+    set_on.fetch_or(bit, std::memory_order_relaxed);
+  }
+  skss__sat_onepass_kernel<S, In, Acc, RS, BOTH, SH><<<g.count, S::THREADS, dynamic, stream>>>(*plane, g);
   if (cudaPeekAtLastError() != cudaSuccess) skss__cuda_epoch_flags_abandon(ctx);
   SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
   return SKSS_OK;
 }
 
-/* One plane in tiles of shape S. */
-template <typename S, typename In, typename Acc>
-static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) {
+/* One plane in tiles of shape S; BOTH: and its squared table into out_sq. */
+template <typename S, typename In, typename Acc, bool BOTH>
+static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane, uint8_t *out_sq,
+                               size_t out_sq_pitch) {
   constexpr int N = skss__op_words<Acc>();
   static_assert(sizeof(skss__op_shared<S, Acc>) + SKSS_CUDA_SAT_ONEPASS_SMEM_RESERVED <= (size_t)S::SMEM,
                 "the shape's shared-memory estimate (and so its blocks an SM) covers the block's");
@@ -664,26 +809,43 @@ static skss_status onepass_run(skss_ctx *ctx, const skss__sat_dev_plane *plane) 
   const size_t in_vec = sizeof(In) * S::VEC, out_vec = sizeof(Acc) * S::VEC;
   g.vec_in = (uintptr_t)plane->in % in_vec == 0 && plane->in_pitch % in_vec == 0;
   g.vec_out = (uintptr_t)plane->out % out_vec == 0 && plane->out_pitch % out_vec == 0;
+  g.both = BOTH;
+  if (BOTH) {
+    g.out_sq = out_sq;
+    g.out_sq_pitch = out_sq_pitch;
+    g.vec_out = g.vec_out && (uintptr_t)out_sq % out_vec == 0 && out_sq_pitch % out_vec == 0;
+  }
   /* S::RESTAGE shapes restage their output rows where those are aligned and
    * the tiles fill the GPU; a kernel of its own, so that the other keeps
    * its code (f64 1K: 14.7 us, against 16.5 with a run-time switch) */
   bool restage = false;
-  if (S::RESTAGE && g.vec_out) {
+  if (S::RESTAGE && !BOTH && g.vec_out) {
     int sms = 0;
-    SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, skss__cuda(ctx)->device));
+    SKSS_CUDA_TRY(ctx, FN, skss__cuda_sm_count(ctx, &sms));
     restage = (int64_t)g.count >= (int64_t)S::BLOCKS * sms;
   }
   /* the carry words are epoch flags (two ints each): nothing to reset before the kernel */
   const size_t words = onepass_words<S, Acc>(g.count);
-  skss_status st = skss__cuda_epoch_flags_take(ctx, FN, 2 * words, (unsigned long long)g.count, &g.ta);
+  g.plane_words = words;
+  skss_status st = skss__cuda_epoch_flags_take(ctx, FN, 2 * words * (g.both ? 2 : 1),
+                                               (unsigned long long)g.count, &g.ta);
   if (st != SKSS_OK) return st;
   g.rows = reinterpret_cast<skss__op_u64 *>(g.ta.words);
   g.cols = g.rows + (size_t)g.count * S::TILE_H * N;
   g.corners = g.cols + (size_t)g.count * S::TILE_W * N;
-  if constexpr (S::RESTAGE) {
-    if (restage) return onepass_launch<S, In, Acc, true>(ctx, g, plane, stream);
+  if (!g.vec_out || plane->border) { /* rows restaged into aligned words, with the registers that takes */
+    constexpr int CAP = S::WARPS == 4 ? SKSS_CUDA_SAT_ONEPASS_SHIFTED_BLOCKS_4W : S::BLOCKS;
+    typedef typename skss__op_capped<S, CAP>::type C;
+    return onepass_launch<C, In, Acc, false, BOTH, true>(ctx, g, plane, stream);
   }
-  return onepass_launch<S, In, Acc, false>(ctx, g, plane, stream);
+  if constexpr (BOTH) {
+    return onepass_launch<S, In, Acc, false, true, false>(ctx, g, plane, stream);
+  } else {
+    if constexpr (S::RESTAGE) {
+      if (restage) return onepass_launch<S, In, Acc, true, false, false>(ctx, g, plane, stream);
+    }
+    return onepass_launch<S, In, Acc, false, false, false>(ctx, g, plane, stream);
+  }
 }
 
 /* Taller tiles (fewer look-backs a byte) where they fill the GPU at least
@@ -701,8 +863,37 @@ struct skss__sat_onepass_launch {
   static int64_t tiles_of(const skss__sat_dev_plane *plane) {
     return (plane->height + S::TILE_H - 1) / S::TILE_H * ((plane->width + S::TILE_W - 1) / S::TILE_W);
   }
+  /* Both tables in one launch: fewer shapes (each is a kernel of twice the
+   * code), with fewer blocks an SM than their one-table kernels, so that
+   * twice the code gets the registers it needs (tuning.h): raw tiles where
+   * they fill the GPU, big tiles of 4-byte sums where those do, the short
+   * shape otherwise; no restaged rows. */
   template <typename In, typename Acc>
-  static skss_status run(skss_ctx *ctx, const skss__sat_dev_plane *plane) {
+  static skss_status both(skss_ctx *ctx, const skss__sat_dev_plane *plane, uint8_t *out_sq, size_t out_sq_pitch) {
+    constexpr bool RAW = sizeof(In) == 1 && sizeof(Acc) == 4;
+    constexpr int BLOCKS = SKSS_CUDA_SAT_ONEPASS_BOTH_BLOCKS, BIG_BLOCKS = SKSS_CUDA_SAT_ONEPASS_BOTH_BIG_BLOCKS;
+    typedef skss__op_shape<In, Acc, SKSS_CUDA_SAT_ONEPASS_WARPS, SKSS_CUDA_SAT_ONEPASS_VEC,
+                           SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP, false, BLOCKS>
+        ShortBoth;
+    int sms = 0;
+    SKSS_CUDA_TRY(ctx, FN, skss__cuda_sm_count(ctx, &sms));
+    if constexpr (RAW) {
+      typedef skss__op_shape<In, Acc, SKSS_CUDA_SAT_ONEPASS_RAW_WARPS, SKSS_CUDA_SAT_ONEPASS_RAW_VEC,
+                             SKSS_CUDA_SAT_ONEPASS_RAW_ROWS_PER_WARP, true, BIG_BLOCKS>
+          RawBoth;
+      if (tiles_of<RawBoth>(plane) >= (int64_t)RawBoth::BLOCKS * sms)
+        return onepass_run<RawBoth, In, Acc, true>(ctx, plane, out_sq, out_sq_pitch);
+    } else if constexpr (sizeof(Acc) == 4) {
+      typedef skss__op_shape<In, Acc, SKSS_CUDA_SAT_ONEPASS_BIG_WARPS, SKSS_CUDA_SAT_ONEPASS_VEC,
+                             SKSS_CUDA_SAT_ONEPASS_BIG_ROWS_PER_WARP, false, BIG_BLOCKS>
+          BigBoth;
+      if (tiles_of<BigBoth>(plane) >= (int64_t)BigBoth::BLOCKS * sms)
+        return onepass_run<BigBoth, In, Acc, true>(ctx, plane, out_sq, out_sq_pitch);
+    }
+    return onepass_run<ShortBoth, In, Acc, true>(ctx, plane, out_sq, out_sq_pitch);
+  }
+  template <typename In, typename Acc>
+  static skss_status run(skss_ctx *ctx, const skss__sat_dev_plane *plane, uint8_t *out_sq, size_t out_sq_pitch) {
     constexpr int SHORT = SKSS_CUDA_SAT_ONEPASS_ROWS_PER_WARP, WARPS = SKSS_CUDA_SAT_ONEPASS_WARPS,
                   VEC = SKSS_CUDA_SAT_ONEPASS_VEC;
     /* (8-byte sums: the short shape twice, so that the tall one is never instantiated) */
@@ -723,13 +914,13 @@ struct skss__sat_onepass_launch {
         skss__op_shape<In, Acc, SKSS_CUDA_SAT_ONEPASS_RAW_WARPS, SKSS_CUDA_SAT_ONEPASS_RAW_VEC,
                        SKSS_CUDA_SAT_ONEPASS_RAW_ROWS_PER_WARP_TALL, true, SKSS_CUDA_SAT_ONEPASS_RAW_BLOCKS>,
         Tall>::type RawTall;
-    if (sizeof(Acc) != 4) return onepass_run<Short, In, Acc>(ctx, plane);
+    if (out_sq != NULL) return both<In, Acc>(ctx, plane, out_sq, out_sq_pitch);
+    if (sizeof(Acc) != 4) return onepass_run<Short, In, Acc, false>(ctx, plane, NULL, 0);
     int sms = 0;
-    SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
-                                                  skss__cuda(ctx)->device));
+    SKSS_CUDA_TRY(ctx, FN, skss__cuda_sm_count(ctx, &sms));
     if (RAW && tiles_of<RawTall>(plane) >= 2 * (int64_t)RawTall::BLOCKS * sms)
-      return onepass_run<RawTall, In, Acc>(ctx, plane);
-    if (RAW && tiles_of<Raw>(plane) >= (int64_t)Raw::BLOCKS * sms) return onepass_run<Raw, In, Acc>(ctx, plane);
+      return onepass_run<RawTall, In, Acc, false>(ctx, plane, NULL, 0);
+    if (RAW && tiles_of<Raw>(plane) >= (int64_t)Raw::BLOCKS * sms) return onepass_run<Raw, In, Acc, false>(ctx, plane, NULL, 0);
     if constexpr (sizeof(Acc) == 4 && !RAW) {
       typedef skss__op_shape<In, Acc, SKSS_CUDA_SAT_ONEPASS_BIG_WARPS, VEC,
                              SKSS_CUDA_SAT_ONEPASS_BIG_ROWS_PER_WARP, false>
@@ -738,11 +929,11 @@ struct skss__sat_onepass_launch {
                              SKSS_CUDA_SAT_ONEPASS_HUGE_ROWS_PER_WARP, false>
           Huge;
       if (tiles_of<Huge>(plane) >= SKSS_CUDA_SAT_ONEPASS_HUGE_FILLS * (int64_t)Huge::BLOCKS * sms)
-        return onepass_run<Huge, In, Acc>(ctx, plane);
-      if (tiles_of<Big>(plane) >= (int64_t)Big::BLOCKS * sms) return onepass_run<Big, In, Acc>(ctx, plane);
+        return onepass_run<Huge, In, Acc, false>(ctx, plane, NULL, 0);
+      if (tiles_of<Big>(plane) >= (int64_t)Big::BLOCKS * sms) return onepass_run<Big, In, Acc, false>(ctx, plane, NULL, 0);
     }
-    if (tiles_of<Tall>(plane) >= (int64_t)Tall::BLOCKS * sms) return onepass_run<Tall, In, Acc>(ctx, plane);
-    return onepass_run<Short, In, Acc>(ctx, plane);
+    if (tiles_of<Tall>(plane) >= (int64_t)Tall::BLOCKS * sms) return onepass_run<Tall, In, Acc, false>(ctx, plane, NULL, 0);
+    return onepass_run<Short, In, Acc, false>(ctx, plane, NULL, 0);
   }
 };
 
@@ -761,5 +952,14 @@ skss_status skss__cuda_sat_onepass(skss_ctx *ctx, int algorithm, const skss__sat
   (void)scratch;
   if ((unsigned)plane->pair >= (unsigned)SKSS__SAT_PAIR_COUNT)
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: unknown SAT type pair %d", FN, (int)plane->pair);
-  return skss__sat_by_pair<skss__sat_onepass_launch>(plane->pair, ctx, plane);
+  return skss__sat_by_pair<skss__sat_onepass_launch>(plane->pair, ctx, plane, (uint8_t *)NULL, (size_t)0);
+}
+
+skss_status skss__cuda_sat_onepass_both(skss_ctx *ctx, const skss__sat_dev_plane *plane, uint8_t *out_sq,
+                                        size_t out_sq_pitch) {
+  if ((unsigned)plane->pair >= (unsigned)SKSS__SAT_PAIR_COUNT)
+    return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: unknown SAT type pair %d", FN, (int)plane->pair);
+  skss__sat_dev_plane plain = *plane;
+  plain.square = false;
+  return skss__sat_by_pair<skss__sat_onepass_launch>(plane->pair, ctx, &plain, out_sq, out_sq_pitch);
 }
