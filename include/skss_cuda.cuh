@@ -237,14 +237,15 @@ __device__ __forceinline__ bool block_leader() {
 }
 
 /* Records the run's first fault; the host reads it after the kernel. */
-inline __device__ __noinline__ void record_fault(const skss_cuda_taskarray_view &v, unsigned code, int row, int col,
-                                          int dep_row, int dep_col) {
+__device__ __forceinline__ void record_fault(const skss_cuda_taskarray_view &v, unsigned code, int row, int col,
+                                             int dep_row, int dep_col) {
+  skss_cuda_taskarray_fault *f = v.fault;
   /* relaxed CAS: only which fault is first matters; the kernel's end publishes it. */
-  if (atomicCAS(&v.fault->code, 0u, code) != 0u) return;
-  v.fault->row = row;
-  v.fault->col = col;
-  v.fault->dep_row = dep_row;
-  v.fault->dep_col = dep_col;
+  if (atomicCAS(&f->code, 0u, code) != 0u) return;
+  f->row = row;
+  f->col = col;
+  f->dep_row = dep_row;
+  f->dep_col = dep_col;
 }
 
 /* Loops until `row` has published at least `done` columns. */
