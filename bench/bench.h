@@ -56,7 +56,10 @@ enum {
   /* The stream-compaction paper's Table 1 and Figure 8 and a selectivity
    * sweep, host rows and whatever cuda algorithms exist (not part of "all":
    * name it). */
-  BENCH_SUITE_COMPACT_PAPERS = 1u << (SKSS_OP_COMPACT + 4)
+  BENCH_SUITE_COMPACT_PAPERS = 1u << (SKSS_OP_COMPACT + 4),
+  /* The task-array scheduler's cost a task on the GPU (skss_cuda.cuh: a
+   * forward array of no-op tasks; not part of "all": name it). */
+  BENCH_SUITE_TASKARRAY = 1u << (SKSS_OP_COMPACT + 5)
 };
 
 /* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
@@ -293,7 +296,7 @@ typedef struct bench_target {
   char what[160];
   double value;          /* 0 = could not be measured */
   double goal;           /* 0 = no stated goal */
-  const char *unit;      /* "x", "G cell/s/core", "% copy" or "us" */
+  const char *unit;      /* "x", "G cell/s/core", "% copy", "us" or "ns/task" */
   int at_most;           /* the goal is an upper bound (times) */
 } bench_target;
 
@@ -482,6 +485,15 @@ typedef struct bench_gpu_compact {
  * so), or -1 with err set. */
 int bench_gpu_compact_peer(bench_gpu *gpu, int peer, const bench_gpu_compact *c, const bench_plan *plan,
                            bench_gpu_peer_result *res, char err[BENCH_ERRLEN]);
+
+/* Suite taskarray (bench_cuda_taskarray.cu): a rows x cols forward task
+ * array of no-op tasks (each only waits for the row above and publishes) on
+ * skss_cuda.cuh's scheduler, warp workers in 64-thread blocks, as many as
+ * are resident (*blocks), on the bench's stream through ctx (a cuda
+ * context). Checked once, warmed up, then timed under the plan. Returns 0
+ * with *out filled, or -1 with err set. */
+int bench_gpu_taskarray(bench_gpu *gpu, skss_ctx *ctx, int64_t rows, int64_t cols, const bench_plan *plan,
+                        bench_stats *out, int *blocks, char err[BENCH_ERRLEN]);
 
 /* skss__cuda_sat_set_hybrid_r() (src/cuda/sat/sat_hooks.h), for the sweep. */
 skss_status bench_gpu_set_hybrid_r(skss_ctx *ctx, double r);

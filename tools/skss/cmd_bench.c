@@ -31,8 +31,10 @@ static const char BENCH_USAGE[] =
     "                   capacities of one instance and a batch, on the GPU and\n"
     "                   the host, or compact-papers: the stream-compaction\n"
     "                   paper's Table 1 and Figure 8 (every dtype) and a\n"
-    "                   selectivity sweep, on the host and the GPU (none of the\n"
-    "                   papers' suites is part of all)\n"
+    "                   selectivity sweep, on the host and the GPU, or\n"
+    "                   taskarray: the GPU task-array scheduler's ns per task\n"
+    "                   (a forward array of no-op tasks, 10^4 x 10^4; sizes N\n"
+    "                   or RxC) (none of these suites is part of all)\n"
     "  --sizes LIST     sizes for every chosen suite: image side N or WxH (sat,\n"
     "                   halftone), capacity (knapsack, n = 1000; knapsack-papers:\n"
     "                   Table I's W, n = 4095), element count (compact; all of\n"
@@ -154,12 +156,12 @@ static int set_value(bench_cli *cli, const char *name, const char *v) {
   static const char *const BACKENDS[] = {NULL, "cpu-ref", "cpu", "cuda"};
   static const char *const SUITES[] = {"sat",        "halftone",        "knapsack",       "compact",
                                        "sat-papers", "halftone-papers", "knapsack-papers",
-                                       "compact-papers"};
+                                       "compact-papers", "taskarray"};
   const unsigned all_backends =
       (1u << SKSS_BACKEND_CPU_REF) | (1u << SKSS_BACKEND_CPU) | (1u << SKSS_BACKEND_CUDA);
   bench_config *cfg = &cli->cfg;
   if (strcmp(name, "--backend") == 0) return parse_names(v, BACKENDS, 4, all_backends, &cfg->backends);
-  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 8, BENCH_SUITE_ALL, &cfg->suites);
+  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 9, BENCH_SUITE_ALL, &cfg->suites);
   if (strcmp(name, "--sizes") == 0) return parse_sizes(v, cfg);
   if (strcmp(name, "--threads") == 0) return set_int(v, 1, 1024, &cfg->threads);
   if (strcmp(name, "--repeat") == 0) return set_int(v, 1, 100000, &cfg->repeat);
