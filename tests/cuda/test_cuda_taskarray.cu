@@ -12,7 +12,10 @@
  * takes a stamp that must exceed every predecessor's. Faulty waits (later
  * row, own task, out of range, outside the kind, bad rule count) and a row
  * left unfinished must be reported by skss_cuda_taskarray_check(), not hang
- * (a host watchdog fails the test). Exits 77 without a GPU.
+ * (a host watchdog fails the test). SKSS_TEST_SMALL=1 (compute-sanitizer in
+ * scripts/gpu-check) keeps the shapes up to 33 x 31 and 1 x 1000 and skips
+ * the stress; SKSS_TEST_ONLY=PATTERN runs the tests whose names match.
+ * Exits 77 without a GPU.
  */
 #include <cuda_runtime.h>
 #include <setjmp.h>
@@ -37,7 +40,9 @@ extern "C" {
 
 #define WARP_THREADS 64  /* two warp workers a block */
 #define BLOCK_THREADS 96 /* one block worker of three warps */
-#define HANG_SECONDS 60.0
+#define HANG_SECONDS 120.0
+#define FAULT_ROWS 43 /* the fault tests' array: faults at row 40 */
+#define FAULT_COLS 37
 
 enum wait_mode { WAIT_KIND = 0, WAIT_RULE = 1, WAIT_ROW = 2 };
 
@@ -195,6 +200,12 @@ __global__ void run_kernel(skss_cuda_taskarray_view v, bufs b, Rule rule) {
 }
 
 /* ---- host side ------------------------------------------------------------ */
+
+/* SKSS_TEST_SMALL=1: small shapes only (compute-sanitizer). */
+static bool small_only(void) {
+  const char *v = getenv("SKSS_TEST_SMALL");
+  return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
 
 static double now_s(void) {
   struct timespec t;
@@ -383,9 +394,11 @@ static void run_kind(fixture *f, spec s) {
   run_clean<BLOCK, MODE>(f, s, kind_rule{(int)s.kind, s.reach, s.cols});
 }
 
-static const int SHAPES[][2] = {{1, 1},  {1, 1000}, {1000, 1}, {2, 2},   {31, 33},    {33, 31},
-                                {32, 32}, {97, 61},  {3001, 7}, {61, 257}, {100003, 3}};
-#define N_SHAPES (sizeof SHAPES / sizeof SHAPES[0])
+/* The first SMALL_SHAPES are the small ones. */
+static const int SHAPES[][2] = {{1, 1},   {2, 2},   {1, 1000}, {1000, 1},  {31, 33},   {33, 31},
+                                {32, 32}, {97, 61}, {3001, 7}, {61, 257}, {100003, 3}};
+#define SMALL_SHAPES 6
+#define N_SHAPES (small_only() ? (size_t)SMALL_SHAPES : sizeof SHAPES / sizeof SHAPES[0])
 
 /* (kind, reach): forward, fair, backward 1..3 */
 static const int KINDS[][2] = {{SKSS_TASKARRAY_KIND_FORWARD, 1},
@@ -468,7 +481,7 @@ static void test_grids(void **state) {
   fixture f = open_fixture();
   static const int shapes[] = {4, 7, 8}; /* 31 x 33, 97 x 61, 3001 x 7 */
   for (size_t k = 0; k < N_KINDS; k++)
-    for (size_t q = 0; q < sizeof shapes / sizeof shapes[0]; q++) {
+    for (size_t q = 0; q < (small_only() ? 1 : sizeof shapes / sizeof shapes[0]); q++) {
       spec s = make_spec((size_t)shapes[q], k);
       s.blocks = 1;
       run_kind<false, WAIT_KIND>(&f, s);
@@ -483,6 +496,7 @@ static void test_grids(void **state) {
 /* Far more rows than resident warps, every kind, repeated: no deadlock, no race. */
 static void test_stress_more_rows_than_workers(void **state) {
   (void)state;
+  if (small_only()) skip();
   fixture f = open_fixture();
   for (int rep = 0; rep < 3; rep++)
     for (size_t k = 0; k < N_KINDS; k++) {
@@ -498,13 +512,21 @@ static void test_stress_more_rows_than_workers(void **state) {
   close_fixture(&f);
 }
 
+/* The fault tests' array. */
+static spec fault_spec(skss_taskarray_kind kind, int mode, bool block) {
+  spec s = make_spec(0, 0);
+  s.rows = FAULT_ROWS;
+  s.cols = FAULT_COLS;
+  s.kind = kind;
+  s.mode = mode;
+  s.block = block;
+  return s;
+}
+
 /* A faulty rule at one task: the check's status and fault, and no hang. */
 static void expect_rule_fault(fixture *f, bool block, skss_taskarray_kind kind, const faulty_rule &rule,
                               skss_status want_status, unsigned want_code, int want_dep_row, int want_dep_col) {
-  spec s = make_spec(7, 0); /* 97 x 61 */
-  s.kind = kind;
-  s.mode = WAIT_RULE;
-  s.block = block;
+  const spec s = fault_spec(kind, WAIT_RULE, block);
   skss_cuda_taskarray *ta = make_array(f, s.rows, s.cols, s.kind, s.reach);
   device_bufs d = alloc_bufs((size_t)s.rows * (size_t)s.cols);
   d.b.check = 0;
@@ -541,9 +563,9 @@ static void test_faulty_rules_are_reported(void **state) {
     /* itself: would wait forever on its own publish */
     expect_rule_fault(&f, block, FAIR, faulty_rule{0, 40, 30, skss_cuda_task{40, 30}, 0}, SKSS_ERR_INVALID_ARG,
                       SKSS_CUDA_TASKARRAY_FAULT_NOT_EARLIER, 40, 30);
-    /* a column past the array (61 columns): progress never gets there */
-    expect_rule_fault(&f, block, FAIR, faulty_rule{0, 40, 30, skss_cuda_task{39, 61}, 0}, SKSS_ERR_INVALID_ARG,
-                      SKSS_CUDA_TASKARRAY_FAULT_OUT_OF_RANGE, 39, 61);
+    /* a column past the array: progress never gets there */
+    expect_rule_fault(&f, block, FAIR, faulty_rule{0, 40, 30, skss_cuda_task{39, FAULT_COLS}, 0},
+                      SKSS_ERR_INVALID_ARG, SKSS_CUDA_TASKARRAY_FAULT_OUT_OF_RANGE, 39, FAULT_COLS);
     expect_rule_fault(&f, block, FAIR, faulty_rule{0, 40, 30, skss_cuda_task{-1, 3}, 0}, SKSS_ERR_INVALID_ARG,
                       SKSS_CUDA_TASKARRAY_FAULT_OUT_OF_RANGE, -1, 3);
     /* a forward array's task may not wait on the same column of an earlier row */
@@ -560,21 +582,19 @@ static void test_faulty_rules_are_reported(void **state) {
 static void test_faulty_row_waits_and_unfinished_rows(void **state) {
   (void)state;
   fixture f = open_fixture();
-  const kind_rule rule{SKSS_TASKARRAY_KIND_FAIR, 1, 61};
+  const kind_rule rule{SKSS_TASKARRAY_KIND_FAIR, 1, FAULT_COLS};
   static const int cases[][4] = {/* dep row, done, code, status */
-                                 {51, 1, SKSS_CUDA_TASKARRAY_FAULT_NOT_EARLIER, SKSS_ERR_INVALID_ARG},
-                                 {50, 1, SKSS_CUDA_TASKARRAY_FAULT_NOT_EARLIER, SKSS_ERR_INVALID_ARG},
-                                 {49, 62, SKSS_CUDA_TASKARRAY_FAULT_OUT_OF_RANGE, SKSS_ERR_INVALID_ARG},
+                                 {41, 1, SKSS_CUDA_TASKARRAY_FAULT_NOT_EARLIER, SKSS_ERR_INVALID_ARG},
+                                 {40, 1, SKSS_CUDA_TASKARRAY_FAULT_NOT_EARLIER, SKSS_ERR_INVALID_ARG},
+                                 {39, FAULT_COLS + 1, SKSS_CUDA_TASKARRAY_FAULT_OUT_OF_RANGE, SKSS_ERR_INVALID_ARG},
                                  {-1, 1, SKSS_CUDA_TASKARRAY_FAULT_OUT_OF_RANGE, SKSS_ERR_INVALID_ARG}};
   for (int b = 0; b < 2; b++)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-      spec s = make_spec(7, 1); /* 97 x 61, fair */
-      s.mode = WAIT_ROW;
-      s.block = b == 1;
+      const spec s = fault_spec(SKSS_TASKARRAY_KIND_FAIR, WAIT_ROW, b == 1);
       skss_cuda_taskarray *ta = make_array(&f, s.rows, s.cols, s.kind, s.reach);
       device_bufs d = alloc_bufs((size_t)s.rows * (size_t)s.cols);
       d.b.check = 0;
-      d.b.raw_row = 50;
+      d.b.raw_row = 40;
       d.b.raw_col = 20;
       d.b.raw_dep_row = cases[c][0];
       d.b.raw_done = cases[c][1];
@@ -583,7 +603,7 @@ static void test_faulty_row_waits_and_unfinished_rows(void **state) {
                                      : launch<false, WAIT_ROW>(&f, ta, s, &d, rule, &fault);
       assert_int_equal(st, cases[c][3]);
       assert_int_equal(fault.code, (unsigned)cases[c][2]);
-      assert_int_equal(fault.row, 50);
+      assert_int_equal(fault.row, 40);
       assert_int_equal(fault.col, -1);
       assert_int_equal(fault.dep_row, cases[c][0]);
       assert_int_equal(fault.dep_col, cases[c][1] - 1);
@@ -592,8 +612,7 @@ static void test_faulty_row_waits_and_unfinished_rows(void **state) {
     }
   /* the last row (nobody waits on it) leaves its last column unpublished */
   for (int b = 0; b < 2; b++) {
-    spec s = make_spec(7, 1);
-    s.block = b == 1;
+    const spec s = fault_spec(SKSS_TASKARRAY_KIND_FAIR, WAIT_KIND, b == 1);
     skss_cuda_taskarray *ta = make_array(&f, s.rows, s.cols, s.kind, s.reach);
     device_bufs d = alloc_bufs((size_t)s.rows * (size_t)s.cols);
     d.b.skip_row = s.rows - 1;
