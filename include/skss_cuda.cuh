@@ -6,9 +6,11 @@
  * worker (a warp, or a whole block) takes the next row from an atomic ticket
  * counter, runs that row's tasks left to right, waits before a task until its
  * predecessors in earlier rows are done, and publishes its row's progress
- * after each task. CUDA C++ (C++17); it needs skss.h and the CUDA runtime
- * only, and libskss for the host calls (CMake: skss::skss).
- *
+ * after each task. CUDA C++17; needs skss.h, the CUDA runtime, and libskss for
+ * the host calls (CMake: find_package(skss COMPONENTS cuda), skss::skss).
+ */
+
+/*
  * ---- Use -----------------------------------------------------------------
  *
  *   skss_cuda_taskarray_desc d = SKSS_CUDA_TASKARRAY_DESC_INIT;
@@ -31,7 +33,9 @@
  *
  * Any number of blocks is correct (skss_cuda_taskarray_blocks() gives the
  * number that keeps every worker resident and none idle).
- *
+ */
+
+/*
  * ---- Dependencies --------------------------------------------------------
  *
  * Task (i, j) runs after (i, j-1) (the worker's own order) and after tasks of
@@ -48,7 +52,9 @@
  * lie inside the array and inside the kind's set, or be an earlier task of
  * row i (already done). skss_cuda_*_wait_row(v, i, r, k) is the raw form:
  * wait until row r < i has published k <= cols columns.
- *
+ */
+
+/*
  * ---- Memory model --------------------------------------------------------
  *
  * Progress is one int a row: the count of its columns done, monotone. A
@@ -66,7 +72,9 @@
  * L2) and you may too. Waiting lanes sleep between loads (__nanosleep from
  * 32 ns doubling to 1 us). Tickets are a relaxed atomicAdd: they order rows,
  * not data.
- *
+ */
+
+/*
  * ---- Why no wait can deadlock --------------------------------------------
  *
  * Tickets are handed out in order, and only by workers already running. A
@@ -74,12 +82,14 @@
  * so on running workers; the earliest unfinished row waits on rows that are
  * all finished, so it always progresses. This holds whatever the number of
  * blocks and in whatever order the hardware starts them.
- *
+ */
+
+/*
  * ---- What a kernel must not do -------------------------------------------
  *
  *  - call a warp function on fewer than all 32 lanes of a warp, or a block
  *    function on fewer than all threads of the block, or with arguments that
- *    differ between them (the first thread's count);
+ *    differ between them (the first thread's are the ones used);
  *  - take a ticket in one warp and work its row in another without a
  *    __syncthreads() between (use the block functions for block workers);
  *  - let warps of one block that hold different rows meet at a

@@ -1,21 +1,12 @@
 /*
  * test_cuda_taskarray.cu — the public task-array scheduler (include/skss_cuda.cuh;
- * Funasaka, Nakano, Ito, SKSS task arrays, §IV) on users' kernels: every kind
- * (forward, fair, backward with reach 1..3) and rules, waited for by kind, by
- * rule and by raw row waits, with warp workers (64-thread blocks) and block
- * workers (96 threads, 3 warps), at 1 x 1, 1 x N, N x 1, 31/33, primes and
- * 100000+ rows (far more than resident warps), on resident, single-block and
- * oversized grids. Each task is run by a thread other than the one that ran
- * its predecessors; it counts itself (every task exactly once), checks that
- * each predecessor's completion stamp is set (never before its
- * predecessors), sets value = 1 + max of theirs (recomputed on the host) and
- * takes a stamp that must exceed every predecessor's. Faulty waits (later
- * row, own task, out of range, outside the kind, bad rule count) and a row
- * left unfinished must be reported by skss_cuda_taskarray_check(), not hang
- * (a host watchdog fails the test). SKSS_TEST_SMALL=1 (compute-sanitizer in
- * scripts/gpu-check) keeps the shapes up to 33 x 31 and 1 x 1000 and skips
- * the stress; SKSS_TEST_ONLY=PATTERN runs the tests whose names match.
- * Exits 77 without a GPU.
+ * Funasaka, Nakano, Ito, SKSS task arrays, §IV) on users' kernels: every kind,
+ * kind/rule/raw waits, warp workers (64-thread blocks) and block workers (96
+ * threads), awkward shapes up to 200003 rows, resident/1-block/oversized grids.
+ * Task (i, j) runs on a thread other than its predecessors', counts itself,
+ * checks their stamps are set and its value; faults and unfinished rows must
+ * come back from check() (a watchdog fails a hang). SKSS_TEST_SMALL=1: small
+ * shapes, no stress (compute-sanitizer); SKSS_TEST_ONLY=PATTERN. 77: no GPU.
  */
 #include <cuda_runtime.h>
 #include <setjmp.h>
@@ -131,7 +122,8 @@ __device__ void do_task(const skss_cuda_taskarray_view &v, const bufs &b, const 
     int best = 0;
     for (int k = 0; k < n; k++) {
       const size_t t = (size_t)d[k].row * v.cols + d[k].col;
-      /* plain loads: the wait's acquire and barrier make the writes visible */
+      /* plain loads: the wait's acquire and barrier make the writes visible;
+       * relaxed count: its first incrementer alone records the task */
       if (b.stamp[t] == 0 && atomicAdd(b.bad, 1) == 0) {
         b.bad[1] = i;
         b.bad[2] = j;
@@ -150,12 +142,13 @@ __device__ void do_task(const skss_cuda_taskarray_view &v, const bufs &b, const 
 
 template <bool BLOCK>
 __device__ __forceinline__ int take(const skss_cuda_taskarray_view &v) {
-  return BLOCK ? skss_cuda_block_take_row(v) : skss_cuda_warp_take_row(v);
+  if constexpr (BLOCK) return skss_cuda_block_take_row(v);
+  else return skss_cuda_warp_take_row(v);
 }
 
 template <bool BLOCK>
 __device__ __forceinline__ void wait_row(const skss_cuda_taskarray_view &v, int i, int row, int done) {
-  if (BLOCK) skss_cuda_block_wait_row(v, i, row, done);
+  if constexpr (BLOCK) skss_cuda_block_wait_row(v, i, row, done);
   else skss_cuda_warp_wait_row(v, i, row, done);
 }
 
@@ -168,12 +161,12 @@ __device__ int raw_need(const skss_cuda_taskarray_view &v, int j) {
 
 template <bool BLOCK, int MODE, typename Rule>
 __device__ __forceinline__ void wait_for(const skss_cuda_taskarray_view &v, const bufs &b, const Rule &rule, int i,
-                                     int j) {
-  if (MODE == WAIT_KIND) {
-    if (BLOCK) skss_cuda_block_wait_task(v, i, j);
+                                         int j) {
+  if constexpr (MODE == WAIT_KIND) {
+    if constexpr (BLOCK) skss_cuda_block_wait_task(v, i, j);
     else skss_cuda_warp_wait_task(v, i, j);
-  } else if (MODE == WAIT_RULE) {
-    if (BLOCK) skss_cuda_block_wait_task(v, i, j, rule);
+  } else if constexpr (MODE == WAIT_RULE) {
+    if constexpr (BLOCK) skss_cuda_block_wait_task(v, i, j, rule);
     else skss_cuda_warp_wait_task(v, i, j, rule);
   } else if (i == b.raw_row && j == b.raw_col) {
     wait_row<BLOCK>(v, i, b.raw_dep_row, b.raw_done);
@@ -193,7 +186,7 @@ __global__ void run_kernel(skss_cuda_taskarray_view v, bufs b, Rule rule) {
       wait_for<BLOCK, MODE>(v, b, rule, i, j);
       if (me == (int)(((int64_t)i * 7 + (int64_t)j * 3) % threads)) do_task(v, b, rule, i, j);
       if (i == b.skip_row && j == v.cols - 1) continue;
-      if (BLOCK) skss_cuda_block_publish(v, i, j + 1);
+      if constexpr (BLOCK) skss_cuda_block_publish(v, i, j + 1);
       else skss_cuda_warp_publish(v, i, j + 1);
     }
   }
