@@ -180,8 +180,10 @@ extern "C" {
 /* Creates a task array on ctx's device (ctx must run the CUDA backend:
  * else SKSS_ERR_UNSUPPORTED) with its own device memory (a few hundred bytes
  * and 4 bytes a row), which it keeps until destroyed. ctx records the detail
- * of every failure of the task array's calls and must outlive it. *out is
- * NULL on failure. */
+ * of every failure of the task array's calls and must outlive it; like ctx,
+ * one host thread at a time calls it. Runs of one task array must not
+ * overlap (reset, kernel, reset, kernel, in stream order). *out is NULL on
+ * failure. */
 SKSS_API skss_status skss_cuda_taskarray_create(skss_ctx *ctx, const skss_cuda_taskarray_desc *desc,
                                                 skss_cuda_taskarray **out /* OUT */);
 /* Frees the task array (waits for the device first). NULL is a no-op. */
