@@ -60,7 +60,10 @@ enum {
   /* SAT on the GPU for every type pair x layout x plain/squared x packed/
    * 256-byte pitch at 1K, 4K and 16K, each with a copy of its bytes (not
    * part of "all": name it; bench_sat.c) */
-  BENCH_SUITE_SAT_MATRIX = 1u << (SKSS_OP_COMPACT + 5)
+  BENCH_SUITE_SAT_MATRIX = 1u << (SKSS_OP_COMPACT + 5),
+  /* The task-array scheduler's cost a task on the GPU (skss_cuda.cuh: a
+   * forward array of no-op tasks; not part of "all": name it). */
+  BENCH_SUITE_TASKARRAY = 1u << (SKSS_OP_COMPACT + 6)
 };
 
 /* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
@@ -81,6 +84,7 @@ typedef struct bench_config {
   const char *python;        /* interpreter for the peers */
   const char *peers_dir;     /* NULL = $SKSS_PEERS_DIR, then the source tree */
   uint64_t seed;
+  const char *table;         /* --table: only cases whose table title contains it; NULL = all */
   FILE *progress;            /* one line per row while running; NULL = quiet */
   int gpu;                   /* set by bench_run: the cuda backend runs on a device */
 } bench_config;
@@ -304,7 +308,7 @@ typedef struct bench_target {
   char what[160];
   double value;          /* 0 = could not be measured */
   double goal;           /* 0 = no stated goal */
-  const char *unit;      /* "x", "G cell/s/core", "% copy" or "us" */
+  const char *unit;      /* "x", "G cell/s/core", "% copy", "us" or "ns/task" */
   int at_most;           /* the goal is an upper bound (times) */
 } bench_target;
 
@@ -505,6 +509,15 @@ typedef struct bench_gpu_compact {
  * so), or -1 with err set. */
 int bench_gpu_compact_peer(bench_gpu *gpu, int peer, const bench_gpu_compact *c, const bench_plan *plan,
                            bench_gpu_peer_result *res, char err[BENCH_ERRLEN]);
+
+/* Suite taskarray (bench_cuda_taskarray.cu): a rows x cols forward task
+ * array of no-op tasks (each only waits for the row above and publishes) on
+ * skss_cuda.cuh's scheduler, warp workers in 64-thread blocks, as many as
+ * are resident (*blocks), on the bench's stream through ctx (a cuda
+ * context). Checked once, warmed up, then timed under the plan. Returns 0
+ * with *out filled, or -1 with err set. */
+int bench_gpu_taskarray(bench_gpu *gpu, skss_ctx *ctx, int64_t rows, int64_t cols, const bench_plan *plan,
+                        bench_stats *out, int *blocks, char err[BENCH_ERRLEN]);
 
 /* skss__cuda_sat_set_hybrid_r() (src/cuda/sat/sat_hooks.h), for the sweep. */
 skss_status bench_gpu_set_hybrid_r(skss_ctx *ctx, double r);

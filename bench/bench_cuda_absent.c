@@ -167,3 +167,15 @@ int bench_gpu_compact_peer(bench_gpu *gpu, int peer, const bench_gpu_compact *c,
   (void)res;
   return absent(err);
 }
+
+int bench_gpu_taskarray(bench_gpu *gpu, skss_ctx *ctx, int64_t rows, int64_t cols, const bench_plan *plan,
+                        bench_stats *out, int *blocks, char err[BENCH_ERRLEN]) {
+  (void)gpu;
+  (void)ctx;
+  (void)rows;
+  (void)cols;
+  (void)plan;
+  (void)out;
+  *blocks = 0;
+  return absent(err);
+}

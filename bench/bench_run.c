@@ -453,6 +453,15 @@ static skss_ctx *make_context(const bench_config *cfg, bench_report *rep, skss_b
   return ctx;
 }
 
+/* --table: keeps the cases whose table title contains `part` (one paper
+ * table of a long suite, run on its own). */
+static void keep_table(const char *part, bench_cases *cases) {
+  size_t kept = 0;
+  for (size_t k = 0; k < cases->count; k++)
+    if (strstr(cases->items[k].table, part) != NULL) cases->items[kept++] = cases->items[k];
+  cases->count = kept;
+}
+
 static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]) {
   if ((cfg->suites & BENCH_SUITE_SAT_MATRIX) && !cfg->gpu)
     add_note(rep, "suite sat-matrix: a GPU suite; the cuda backend does not run");
@@ -489,6 +498,7 @@ static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BE
       return -1;
     }
   }
+  if (cfg->table != NULL) keep_table(cfg->table, &rep->cases);
   return 0;
 }
 
@@ -504,6 +514,40 @@ static void probe_copy_bandwidth(const bench_config *cfg, bench_report *rep, ben
   rep->copy_gpu_bytes = BENCH_GPU_COPY_BYTES;
   rep->copy_gbs_gpu = bench_gpu_copy_bandwidth(gpu, rep->copy_gpu_bytes, cfg->quick ? 5 : 15);
   if (rep->copy_gbs_gpu <= 0) add_note(rep, "device copy bandwidth: buffers could not be allocated");
+}
+
+/* Suite taskarray: the GPU scheduler's ns per task at each size (rows x
+ * cols; default 10^4 x 10^4, --quick 2000 x 2000), a note and a target
+ * (<= 2 ns a task) each. */
+static void run_taskarray_suite(const bench_config *cfg, bench_report *rep, skss_ctx *cuda, bench_gpu *gpu) {
+  if (!cfg->gpu) {
+    add_note(rep, "suite taskarray: the scheduler's cost is a GPU measure; the cuda backend does not run");
+    return;
+  }
+  const bench_size quick = {cfg->quick ? 2000 : 10000, 0};
+  const bench_size *sizes = cfg->n_sizes > 0 ? cfg->sizes : &quick;
+  const bench_plan plan = bench_gpu_plan_for(cfg);
+  for (int k = 0; k < (cfg->n_sizes > 0 ? cfg->n_sizes : 1); k++) {
+    const int64_t rows = sizes[k].a, cols = sizes[k].b ? sizes[k].b : sizes[k].a;
+    char err[BENCH_ERRLEN], note[BENCH_ERRLEN], r[24], c[24];
+    bench_format_count(r, sizeof r, rows);
+    bench_format_count(c, sizeof c, cols);
+    bench_stats t;
+    int blocks = 0;
+    const int rc = bench_gpu_taskarray(gpu, cuda, rows, cols, &plan, &t, &blocks, err);
+    const double tasks = (double)rows * (double)cols, ns = rc == 0 && tasks > 0 ? t.median_s * 1e9 / tasks : 0;
+    if (rc == 0)
+      snprintf(note, sizeof note, "taskarray: %s x %s forward no-op tasks, %d blocks of 2 warp workers: %.3f ms, "
+               "%.3f ns/task (median of %d runs)", r, c, blocks, t.median_s * 1e3, ns, t.runs);
+    else
+      snprintf(note, sizeof note, "taskarray: %s x %s failed: %.180s", r, c, err);
+    add_note(rep, note);
+    if (cfg->progress != NULL) fprintf(cfg->progress, "  %s\n", note);
+    if (rep->n_targets >= BENCH_MAX_TARGETS) continue;
+    bench_target *tg = &rep->targets[rep->n_targets++];
+    *tg = (bench_target){"", ns, 2.0, "ns/task", 1};
+    snprintf(tg->what, sizeof tg->what, "task-array scheduler, %s x %s forward no-op tasks (GPU)", r, c);
+  }
 }
 
 /* The device of a GPU run: when the cuda backend is asked for and has one. */
@@ -568,6 +612,7 @@ int bench_run(const bench_config *cfg, bench_report *rep, char err[BENCH_ERRLEN]
   }
   probe_copy_bandwidth(&run_cfg, rep, gpu);
   for (size_t ci = 0; ci < rep->cases.count; ci++) run_case(&run_cfg, rep, ci, ref, ctxs, gpu);
+  if (cfg->suites & BENCH_SUITE_TASKARRAY) run_taskarray_suite(&run_cfg, rep, ctxs[SKSS_BACKEND_CUDA], gpu);
   destroy_all(ref, ctxs, gpu);
   if (cfg->peers)
     bench_run_peers(&run_cfg, rep);

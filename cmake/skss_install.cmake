@@ -1,4 +1,5 @@
-# Installation: libraries, header, CMake package config (find_package(skss)) and skss.pc.
+# Installation: libraries, headers (skss_cuda.cuh in CUDA builds), CMake package config
+# (find_package(skss), component cuda) and skss.pc.
 include(CMakePackageConfigHelpers)
 install(TARGETS skss_shared skss_static EXPORT skssTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -6,6 +7,10 @@ install(TARGETS skss_shared skss_static EXPORT skssTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES include/skss.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(SKSS_WITH_CUDA)
+  # the device task-array API: CUDA C++, for builds whose library has its host side
+  install(FILES include/skss_cuda.cuh DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()
 install(EXPORT skssTargets NAMESPACE skss:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/skss)
 configure_package_config_file(cmake/skssConfig.cmake.in
   ${PROJECT_BINARY_DIR}/skssConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/skss)

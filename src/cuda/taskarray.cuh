@@ -1,79 +1,52 @@
 /*
- * taskarray.cuh — the device side of Single Kernel Soft Synchronization
- * (Funasaka, Nakano, Ito, SKSS task arrays, §IV), shared by every SKSS kernel (SAT, halftone,
- * knapsack): a warp (or block) takes the next row of the task array from
- * an atomic ticket counter, so it only ever waits on rows whose tickets were
- * taken earlier by warps that are already running — no deadlock whatever
- * the number of resident warps; it publishes its row's progress (a monotone
- * count of finished columns) with a release store, and readers wait for it
- * with acquire loads and __nanosleep back-off. The counters live in device
- * scratch and are reset on the same stream before each run.
+ * taskarray.cuh — how skss's own SKSS kernels (SAT, halftone, knapsack) get
+ * the public task-array scheduler of include/skss_cuda.cuh (Funasaka,
+ * Nakano, Ito, SKSS task arrays, §IV): the device calls are the public ones;
+ * here the view's counters are carved from the context's scratch arena
+ * instead of a task array's own memory (taskarray_api.cu uses the same
+ * layout), and zeroed on the stream before each run.
  */
 #ifndef SKSS_CUDA_TASKARRAY_CUH
 #define SKSS_CUDA_TASKARRAY_CUH
 
-#include <cuda/atomic>
-
 #include "common.cuh"
-#include "warp_scan.cuh"
+#include "skss_cuda.cuh"
 
-typedef struct skss__dev_taskarray {
-  unsigned int *ticket;  /* next row to hand out */
-  int *progress;         /* per row: columns finished (monotone) */
-  int rows;
-} skss__dev_taskarray;
-
-/* Device bytes for a task array of `rows` rows (ticket + progress). */
+/* Device bytes of a view of `rows` rows: the ticket, the fault record with
+ * the check's scan word, then the progress counters. */
 static inline size_t skss__dev_taskarray_bytes(int rows) {
-  return skss__cuda_align(sizeof(unsigned int)) + skss__cuda_align((size_t)rows * sizeof(int));
+  return skss__cuda_align(sizeof(unsigned int)) +
+         skss__cuda_align(sizeof(skss_cuda_taskarray_fault) + sizeof(int)) +
+         skss__cuda_align((size_t)rows * sizeof(int));
 }
 
-/* Carves the counters from `scratch` and zeroes them on `stream`. */
-static inline cudaError_t skss__dev_taskarray_reset(skss__dev_taskarray *ta, void *scratch, int rows,
-                                                    cudaStream_t stream) {
+/* The check's word after the fault record: the first unfinished row. */
+static inline int *skss__dev_taskarray_scan_word(const skss_cuda_taskarray_view *v) {
+  return reinterpret_cast<int *>(v->fault + 1);
+}
+
+/* Points a view of rows x cols tasks of `kind` into `scratch` (no reset). */
+static inline void skss__dev_taskarray_carve(skss_cuda_taskarray_view *v, void *scratch, int rows, int cols,
+                                             skss_taskarray_kind kind, int reach) {
   uint8_t *p = static_cast<uint8_t *>(scratch);
-  ta->ticket = reinterpret_cast<unsigned int *>(p);
-  ta->progress = reinterpret_cast<int *>(p + skss__cuda_align(sizeof(unsigned int)));
-  ta->rows = rows;
+  const size_t head = skss__cuda_align(sizeof(unsigned int));
+  const size_t fault = skss__cuda_align(sizeof(skss_cuda_taskarray_fault) + sizeof(int));
+  v->ticket = reinterpret_cast<unsigned int *>(p);
+  v->fault = reinterpret_cast<skss_cuda_taskarray_fault *>(p + head);
+  v->progress = reinterpret_cast<int *>(p + head + fault);
+  v->rows = rows;
+  v->cols = cols;
+  v->kind = (int)kind;
+  v->reach = reach;
+}
+
+/* Carves a backward view (the widest kind: skss's kernels wait through
+ * the raw row waits, which check only rows and counts) from `scratch` and
+ * zeroes it on `stream`. */
+static inline cudaError_t skss__dev_taskarray_reset(skss_cuda_taskarray_view *v, void *scratch, int rows,
+                                                    int cols, cudaStream_t stream) {
+  skss__dev_taskarray_carve(v, scratch, rows, cols, SKSS_TASKARRAY_KIND_BACKWARD, cols > 0 ? cols : 1);
   return cudaMemsetAsync(scratch, 0, skss__dev_taskarray_bytes(rows), stream);
-}
-
-/* Lane 0 takes a ticket and the warp learns it; >= rows means "done". */
-__device__ __forceinline__ int skss__warp_ticket(const skss__dev_taskarray &ta) {
-  int row = 0;
-  /* relaxed: the ticket only orders rows; data is published by progress. */
-  if ((threadIdx.x & 31) == 0) row = (int)atomicAdd(ta.ticket, 1u);
-  return skss_warp::broadcast(row, 0);
-}
-
-/* The whole warp waits until `row` has finished at least `need` columns.
- * Lane 0 spins with acquire loads (so the row's data written before its
- * release is visible to it) and __syncwarp() extends that to the warp. */
-__device__ __forceinline__ void skss__warp_wait(const skss__dev_taskarray &ta, int row, int need) {
-  if ((threadIdx.x & 31) == 0) {
-    cuda::atomic_ref<int, cuda::thread_scope_device> p(ta.progress[row]);
-    unsigned ns = 32;
-    /* spin-wait: `row` was ticketed before ours, so its warp is running. */
-    while (p.load(cuda::memory_order_acquire) < need) {
-      __nanosleep(ns);
-      ns = ns < 1024 ? ns * 2 : 1024;
-    }
-  }
-  /* the lanes read the row's data after lane 0's acquire. */
-  __syncwarp();
-}
-
-/* The warp publishes that `row` has finished `done` columns: every lane's
- * prior writes are ordered before lane 0's release store. */
-__device__ __forceinline__ void skss__warp_publish(const skss__dev_taskarray &ta, int row, int done) {
-  /* all lanes' writes of this task happen before lane 0 releases them. */
-  __syncwarp();
-  if ((threadIdx.x & 31) == 0) {
-    /* fence: other lanes' writes become visible device-wide before the flag. */
-    __threadfence();
-    cuda::atomic_ref<int, cuda::thread_scope_device> p(ta.progress[row]);
-    p.store(done, cuda::memory_order_release);
-  }
 }
 
 #endif

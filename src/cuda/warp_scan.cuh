@@ -7,7 +7,7 @@
  * one, the tree and butterfly reductions, and the broadcast of one lane.
  * Users: the SAT kernels (sat/sat_onepass.cu, sat_regcache.cu,
  * sat_taskarray.cu, sat_hmm.cu), the halftone strip engine
- * (halftone/halftone_wavefront.cuh) and the task-array tickets (taskarray.cuh).
+ * (halftone/halftone_wavefront.cuh).
  */
 #ifndef SKSS_CUDA_WARP_SCAN_CUH
 #define SKSS_CUDA_WARP_SCAN_CUH

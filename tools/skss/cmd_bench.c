@@ -34,13 +34,17 @@ static const char BENCH_USAGE[] =
     "                   selectivity sweep, on the host and the GPU, or\n"
     "                   sat-matrix: SAT on the GPU for every type pair x layout\n"
     "                   x plain/squared x packed/256-byte pitch at 1K, 4K, 16K,\n"
-    "                   each beside a copy of its bytes, with NPP (none of\n"
-    "                   these suites is part of all)\n"
+    "                   each beside a copy of its bytes, with NPP, or\n"
+    "                   taskarray: the GPU task-array scheduler's ns per task\n"
+    "                   (a forward array of no-op tasks, 10^4 x 10^4; sizes N\n"
+    "                   or RxC) (none of these suites is part of all)\n"
     "  --sizes LIST     sizes for every chosen suite: image side N or WxH (sat,\n"
     "                   halftone), capacity (knapsack, n = 1000; knapsack-papers:\n"
     "                   Table I's W, n = 4095), element count (compact; all of\n"
     "                   compact-papers' tables);\n"
     "                   K/M/G = 2^10/2^20/2^30, 1eN = 10^N\n"
+    "  --table TEXT     only the cases of the tables whose title contains TEXT\n"
+    "                   (e.g. \"Figure 8\" of compact-papers)\n"
     "  --quick          a small subset with short timings (< 30 s)\n"
     "  --repeat R       timed runs per row (default: >= 5 runs and >= 0.5 s)\n"
     "  --seed S         seed of the inputs (default 1)\n"
@@ -157,12 +161,12 @@ static int set_value(bench_cli *cli, const char *name, const char *v) {
   static const char *const BACKENDS[] = {NULL, "cpu-ref", "cpu", "cuda"};
   static const char *const SUITES[] = {"sat",        "halftone",        "knapsack",       "compact",
                                        "sat-papers", "halftone-papers", "knapsack-papers",
-                                       "compact-papers", "sat-matrix"};
+                                       "compact-papers", "sat-matrix", "taskarray"};
   const unsigned all_backends =
       (1u << SKSS_BACKEND_CPU_REF) | (1u << SKSS_BACKEND_CPU) | (1u << SKSS_BACKEND_CUDA);
   bench_config *cfg = &cli->cfg;
   if (strcmp(name, "--backend") == 0) return parse_names(v, BACKENDS, 4, all_backends, &cfg->backends);
-  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 9, BENCH_SUITE_ALL, &cfg->suites);
+  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, (int)(sizeof SUITES / sizeof SUITES[0]), BENCH_SUITE_ALL, &cfg->suites);
   if (strcmp(name, "--sizes") == 0) return parse_sizes(v, cfg);
   if (strcmp(name, "--threads") == 0) return set_int(v, 1, 1024, &cfg->threads);
   if (strcmp(name, "--repeat") == 0) return set_int(v, 1, 100000, &cfg->repeat);
@@ -176,12 +180,14 @@ static int set_value(bench_cli *cli, const char *name, const char *v) {
     cfg->python = v;
   } else if (strcmp(name, "--peers-dir") == 0) {
     cfg->peers_dir = v;
+  } else if (strcmp(name, "--table") == 0) {
+    cfg->table = v;
   }
   return 0;
 }
 
 static const char *const VALUE_OPTIONS[] = {"--backend", "--suite", "--sizes",  "--threads", "--repeat",
-                                            "--seed",    "--json",  "--python", "--peers-dir"};
+                                            "--seed",    "--json",  "--python", "--peers-dir", "--table"};
 #define N_VALUE_OPTIONS (sizeof VALUE_OPTIONS / sizeof VALUE_OPTIONS[0])
 
 /* A flag without a value; returns 1 when `a` is one. */

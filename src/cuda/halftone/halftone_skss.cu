@@ -9,7 +9,7 @@
  * Algorithm Forward, one pixel per lane and step); it needs tasks
  * (s-1, .. p + slope) of the strip above. One kernel, as many 128-thread
  * blocks as are resident; each warp takes a strip by ticket through the
- * shared scheduler (../taskarray.cuh), walks its parallelograms left to
+ * public scheduler (skss_cuda.cuh), walks its parallelograms left to
  * right, waits before each for the strip above's progress (acquire, with
  * back-off) and publishes its own after it (release). The strip's two
  * bottom rows of errors go to global memory (a ring of two strips per
@@ -32,7 +32,7 @@ constexpr int WARPS = SKSS_CUDA_HT_SKSS_WARPS;
 /* The paper's exchange: error rows in global memory, progress flags. */
 template <int LAG>
 struct skss_exchange {
-  skss__dev_taskarray ta;
+  skss_cuda_taskarray_view ta;
   int16_t *rows;  /* [image][strip % 2][row 0/1][width] */
   int chunks;     /* tasks per strip */
   int b1, b2;     /* lane j: what lane 0 needs at step T + j from rows r-1, r-2 */
@@ -45,7 +45,7 @@ struct skss_exchange {
     b1 = b2 = 0;
     if (p.strip == 0) return;
     const int need = c + LAG + 1;
-    skss__warp_wait(ta, p.g - 1, need < chunks ? need : chunks);
+    skss_cuda_warp_wait_row(ta, p.g, p.g - 1, need < chunks ? need : chunks);
     const int lane = threadIdx.x & 31, T = c * CHUNK;
     const int x0 = T + lane - pre_steps<LAG>(); /* lane 0's column at step T + lane */
     const int c1 = x0 + LAG, c2 = x0 + 2 * LAG;
@@ -69,12 +69,12 @@ struct skss_exchange {
   }
 
   __device__ void chunk_end(const strip_pos &p, int c) {
-    if (!p.last) skss__warp_publish(ta, p.g, c + 1);
+    if (!p.last) skss_cuda_warp_publish(ta, p.g, c + 1);
   }
 };
 
 template <typename K>
-__global__ void __launch_bounds__(32 * WARPS) skss_kernel(skss__ht_dev_job job, skss__dev_taskarray ta,
+__global__ void __launch_bounds__(32 * WARPS) skss_kernel(skss__ht_dev_job job, skss_cuda_taskarray_view ta,
                                                           int16_t *rows, int strips, int total) {
   __shared__ warp_smem smem[WARPS];
   skss_exchange<K::slope> ex;
@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(32 * WARPS) skss_kernel(skss__ht_dev_job job, 
   ex.rows = rows;
   ex.chunks = (pre_steps<K::slope>() + (int)job.width + 31 * K::slope + CHUNK - 1) / CHUNK;
   for (;;) {
-    const int g = skss__warp_ticket(ta);
+    const int g = skss_cuda_warp_take_row(ta);
     if (g >= total) return;
     const strip_pos p = locate(job, g, strips, 32);
     run_strip<K, K::slope, 1, 0>(p, job.white_above, smem, ex);
@@ -101,8 +101,10 @@ struct launch {
     const char *fn = "skss_halftone()";
     cudaStream_t stream = skss__cuda(ctx)->stream;
     const int strips = strips_of(job), total = strips * (int)job->images;
-    skss__dev_taskarray ta;
-    SKSS_CUDA_TRY(ctx, fn, skss__dev_taskarray_reset(&ta, scratch, total, stream));
+    /* the kernel's tasks a strip (skss_kernel's ex.chunks) */
+    const int chunks = (pre_steps<K::slope>() + (int)job->width + 31 * K::slope + CHUNK - 1) / CHUNK;
+    skss_cuda_taskarray_view ta;
+    SKSS_CUDA_TRY(ctx, fn, skss__dev_taskarray_reset(&ta, scratch, total, chunks, stream));
     int16_t *rows = reinterpret_cast<int16_t *>(static_cast<uint8_t *>(scratch) +
                                                 skss__dev_taskarray_bytes(total));
     int sms = 0, per_sm = 0;

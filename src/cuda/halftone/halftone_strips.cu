@@ -237,7 +237,7 @@ struct tagged_exchange {
 
 /* The kernel's body: blocks take strips by ticket until none is left. */
 template <typename K, int NW>
-__device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const skss__dev_taskarray &ta,
+__device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const skss_cuda_taskarray_view &ta,
                                             unsigned *words, int strips, int total) {
   constexpr int LAG = K::slope + SKSS_CUDA_HT_STRIPS_SLACK;
   constexpr int SPAN = span_steps<LAG, NW, D>();
@@ -252,7 +252,7 @@ __device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const s
   if (threadIdx.x == 0) br.consumed = 0;
   for (;;) {
     if (threadIdx.x < 32) {
-      const int g = skss__warp_ticket(ta);
+      const int g = skss_cuda_warp_take_row(ta);
       if (threadIdx.x == 0) ticket = g;
     }
     /* the ticket is read by every warp; the last strip's warps are done with br. */
@@ -283,14 +283,14 @@ __device__ __forceinline__ void strips_body(const skss__ht_dev_job &job, const s
  * minimum of 2 blocks an SM, which gave the same registers, scheduled the
  * steps worse: 16K 3.75 ms.) */
 template <typename K, int NW>
-__global__ void __launch_bounds__(threads_of<NW>()) strips_kernel(skss__ht_dev_job job, skss__dev_taskarray ta,
+__global__ void __launch_bounds__(threads_of<NW>()) strips_kernel(skss__ht_dev_job job, skss_cuda_taskarray_view ta,
                                                                   unsigned *words, int strips, int total) {
   strips_body<K, NW>(job, ta, words, strips, total);
 }
 
 template <typename K>
 __global__ void __launch_bounds__(threads_of<NW_WIDE>(), 3)
-    strips_kernel_batch(skss__ht_dev_job job, skss__dev_taskarray ta, unsigned *words, int strips, int total) {
+    strips_kernel_batch(skss__ht_dev_job job, skss_cuda_taskarray_view ta, unsigned *words, int strips, int total) {
   strips_body<K, NW_WIDE>(job, ta, words, strips, total);
 }
 
@@ -307,8 +307,8 @@ struct launch {
     const char *fn = "skss_halftone()";
     cudaStream_t stream = skss__cuda(ctx)->stream;
     const int strips = strips_of(job, 32 * NW), total = strips * (int)job->images;
-    skss__dev_taskarray ta;
-    SKSS_CUDA_TRY(ctx, fn, skss__dev_taskarray_reset(&ta, scratch, 0, stream));
+    skss_cuda_taskarray_view ta;
+    SKSS_CUDA_TRY(ctx, fn, skss__dev_taskarray_reset(&ta, scratch, 0, 0, stream));
     unsigned *words = reinterpret_cast<unsigned *>(static_cast<uint8_t *>(scratch) +
                                                    skss__dev_taskarray_bytes(0));
     SKSS_CUDA_TRY(ctx, fn, cudaMemsetAsync(words, 0, words_bytes(job), stream));

@@ -9,7 +9,7 @@
  *    launch per diagonal r + J of the fair task array (a strip reads lower
  *    strips of its own item group and earlier groups: earlier diagonals);
  *  - SKSS: one kernel; a warp takes a 32-capacity row by ticket
- *    (taskarray.cuh) and walks every item, waiting before item j until the
+ *    (skss_cuda.cuh) and walks every item, waiting before item j until the
  *    rows holding capacities c - w_j have finished item j - 1.
  * The walk back reads V itself: item j is taken iff V[j+1][c] != V[j][c].
  */
@@ -55,9 +55,9 @@ __global__ void __launch_bounds__(PF_THREADS) fair_kernel(Cell *V, size_t rc, in
 
 template <typename Cell>
 __global__ void skss_kernel(Cell *V, size_t rc, int cap, const int *W, const long long *Vals, int n,
-                            skss__dev_taskarray ta) {
+                            skss_cuda_taskarray_view ta) {
   for (;;) {
-    const int r = skss__warp_ticket(ta);
+    const int r = skss_cuda_warp_take_row(ta);
     if (r >= ta.rows) return;
     const int c = r * 32 + (threadIdx.x & 31);
     for (int j = 0; j < n; j++) {
@@ -66,8 +66,8 @@ __global__ void skss_kernel(Cell *V, size_t rc, int cap, const int *W, const lon
       const int lo = 32 * r - w, hi = 32 * r + 31 - w;
       if (hi >= 0 && lo / 32 < r) {
         const int ra = lo < 0 ? 0 : lo / 32, rb = hi / 32;
-        if (ra < r) skss__warp_wait(ta, ra, j);
-        if (rb < r && rb != ra) skss__warp_wait(ta, rb, j);
+        if (ra < r) skss_cuda_warp_wait_row(ta, r, ra, j);
+        if (rb < r && rb != ra) skss_cuda_warp_wait_row(ta, r, rb, j);
       }
       if (c <= cap) {
         const Cell *prev = V + (size_t)j * rc;
@@ -76,7 +76,7 @@ __global__ void skss_kernel(Cell *V, size_t rc, int cap, const int *W, const lon
         const Cell cand = c >= w ? __ldcg(prev + c - w) + static_cast<Cell>(Vals[j]) : keep;
         V[(size_t)(j + 1) * rc + c] = c >= w && cand > keep ? cand : keep;
       }
-      skss__warp_publish(ta, r, j + 1);
+      skss_cuda_warp_publish(ta, r, j + 1);
     }
   }
 }
@@ -110,8 +110,8 @@ skss_status run(skss_ctx *ctx, int algorithm, const skss__knap_dev_inst *in, sks
     return SKSS_OK;
   }
   if (algorithm == SKSS_KNAPSACK_ALGORITHM_SKSS) {
-    skss__dev_taskarray ta;
-    SKSS_CUDA_TRY(ctx, FN, skss__dev_taskarray_reset(&ta, scratch, m, stream));
+    skss_cuda_taskarray_view ta;
+    SKSS_CUDA_TRY(ctx, FN, skss__dev_taskarray_reset(&ta, scratch, m, n, stream));
     int per_sm = 0, sms = 0;
     SKSS_CUDA_TRY(ctx, FN, cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, skss__cuda(ctx)->device));
     SKSS_CUDA_TRY(ctx, FN, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, skss_kernel<Cell>, PF_THREADS, 0));

@@ -92,9 +92,9 @@ __device__ __forceinline__ void skss__tile_finish(const skss__sat_dev_plane &p, 
 /* One warp per strip by ticket, tiles left to right (SKSS). */
 template <typename In, typename Acc>
 __global__ void __launch_bounds__(SKSS_CUDA_SAT_SKSS_THREADS)
-    skss__sat_skss_kernel(skss__sat_dev_plane p, skss__dev_taskarray ta, int tile_cols) {
+    skss__sat_skss_kernel(skss__sat_dev_plane p, skss_cuda_taskarray_view ta, int tile_cols) {
   for (;;) {
-    const int strip = skss__warp_ticket(ta);
+    const int strip = skss_cuda_warp_take_row(ta);
     if (strip >= ta.rows) return;
     const int64_t i0 = (int64_t)strip * SKSS__TILE;
     Acc left[SKSS__TILE];
@@ -104,9 +104,9 @@ __global__ void __launch_bounds__(SKSS_CUDA_SAT_SKSS_THREADS)
       const int64_t j0 = (int64_t)tj * SKSS__TILE;
       Acc v[SKSS__TILE];
       skss__tile_local_sat<In, Acc>(p, i0, j0, v); /* independent of the strip above */
-      if (strip > 0) skss__warp_wait(ta, strip - 1, tj + 1);
+      if (strip > 0) skss_cuda_warp_wait_row(ta, strip, strip - 1, tj + 1);
       skss__tile_finish<Acc>(p, i0, j0, v, left, skss__tile_top<Acc>(p, i0, j0));
-      skss__warp_publish(ta, strip, tj + 1);
+      skss_cuda_warp_publish(ta, strip, tj + 1);
     }
   }
 }
@@ -160,9 +160,9 @@ struct skss__sat_skss_launch {
     const int64_t needed = ((int64_t)tile_rows + warps_per_block - 1) / warps_per_block;
     const int64_t resident = (int64_t)(per_sm > 0 ? per_sm : 1) * sms;
     const int blocks = (int)(needed < resident ? needed : resident);
-    skss__dev_taskarray ta;
+    skss_cuda_taskarray_view ta;
     /* the counters start from zero before the kernel, in stream order. */
-    SKSS_CUDA_TRY(ctx, FN, skss__dev_taskarray_reset(&ta, scratch, tile_rows, stream));
+    SKSS_CUDA_TRY(ctx, FN, skss__dev_taskarray_reset(&ta, scratch, tile_rows, tile_cols, stream));
     skss__sat_skss_kernel<In, Acc>
         <<<blocks, SKSS_CUDA_SAT_SKSS_THREADS, 0, stream>>>(*plane, ta, tile_cols);
     SKSS_CUDA_CHECK_LAUNCH(ctx, FN);
