@@ -361,6 +361,16 @@ __device__ __forceinline__ void skss_cuda_warp_wait_row(const skss_cuda_taskarra
   __syncwarp();
 }
 
+/* skss_cuda_warp_wait_row without its checks, for kernels whose rows are
+ * earlier by construction (skss's own): one acquire spin, no fault record.
+ * A row >= mine may never finish: a wrong argument hangs, it is not reported. */
+__device__ __forceinline__ void skss_cuda_warp_wait_row_unchecked(const skss_cuda_taskarray_view &v, int row,
+                                                                  int done) {
+  if (skss_cuda_detail::lane_id() == 0) skss_cuda_detail::spin_until(v, row, done);
+  /* the lanes read the row's data after lane 0's acquire. */
+  __syncwarp();
+}
+
 /* Waits for the predecessors of task (i, j) that the array's kind gives. */
 __device__ __forceinline__ void skss_cuda_warp_wait_task(const skss_cuda_taskarray_view &v, int i, int j) {
   if (skss_cuda_detail::lane_id() == 0) skss_cuda_detail::kind_wait(v, i, j);
@@ -404,6 +414,14 @@ __device__ __forceinline__ void skss_cuda_block_wait_row(const skss_cuda_taskarr
                                                          int done) {
   if (skss_cuda_detail::block_leader() && skss_cuda_detail::row_wait_ok(v, mine, row, done))
     skss_cuda_detail::spin_until(v, row, done);
+  /* the block reads the row's data after its first thread's acquire. */
+  __syncthreads();
+}
+
+/* skss_cuda_block_wait_row without its checks (see the warp form). */
+__device__ __forceinline__ void skss_cuda_block_wait_row_unchecked(const skss_cuda_taskarray_view &v, int row,
+                                                                   int done) {
+  if (skss_cuda_detail::block_leader()) skss_cuda_detail::spin_until(v, row, done);
   /* the block reads the row's data after its first thread's acquire. */
   __syncthreads();
 }

@@ -35,7 +35,7 @@ extern "C" {
 #define FAULT_ROWS 43 /* the fault tests' array: faults at row 40 */
 #define FAULT_COLS 37
 
-enum wait_mode { WAIT_KIND = 0, WAIT_RULE = 1, WAIT_ROW = 2 };
+enum wait_mode { WAIT_KIND = 0, WAIT_RULE = 1, WAIT_ROW = 2, WAIT_ROW_UNCHECKED = 3 };
 
 /* ---- dependency rules (host and device) ---------------------------------- */
 
@@ -168,6 +168,11 @@ __device__ __forceinline__ void wait_for(const skss_cuda_taskarray_view &v, cons
   } else if constexpr (MODE == WAIT_RULE) {
     if constexpr (BLOCK) skss_cuda_block_wait_task(v, i, j, rule);
     else skss_cuda_warp_wait_task(v, i, j, rule);
+  } else if constexpr (MODE == WAIT_ROW_UNCHECKED) {
+    if (i > 0) {
+      if constexpr (BLOCK) skss_cuda_block_wait_row_unchecked(v, i - 1, raw_need(v, j));
+      else skss_cuda_warp_wait_row_unchecked(v, i - 1, raw_need(v, j));
+    }
   } else if (i == b.raw_row && j == b.raw_col) {
     wait_row<BLOCK>(v, i, b.raw_dep_row, b.raw_done);
   } else if (i > 0) {
@@ -429,7 +434,7 @@ static void test_every_kind_block_workers(void **state) {
   close_fixture(&f);
 }
 
-/* The kind's rule written as a rule, and raw row waits, for every kind. */
+/* The kind's rule written as a rule, and raw row waits (checked and unchecked), for every kind. */
 static void test_rule_and_row_waits_of_every_kind(void **state) {
   (void)state;
   fixture f = open_fixture();
@@ -445,6 +450,10 @@ static void test_rule_and_row_waits_of_every_kind(void **state) {
       run_clean<true, WAIT_ROW>(&f, s, rule);
       s.block = false;
       run_clean<false, WAIT_ROW>(&f, s, rule);
+      s.mode = WAIT_ROW_UNCHECKED;
+      run_clean<false, WAIT_ROW_UNCHECKED>(&f, s, rule);
+      s.block = true;
+      run_clean<true, WAIT_ROW_UNCHECKED>(&f, s, rule);
     }
   close_fixture(&f);
 }

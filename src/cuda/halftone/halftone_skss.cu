@@ -45,7 +45,7 @@ struct skss_exchange {
     b1 = b2 = 0;
     if (p.strip == 0) return;
     const int need = c + LAG + 1;
-    skss_cuda_warp_wait_row(ta, p.g, p.g - 1, need < chunks ? need : chunks);
+    skss_cuda_warp_wait_row_unchecked(ta, p.g - 1, need < chunks ? need : chunks);
     const int lane = threadIdx.x & 31, T = c * CHUNK;
     const int x0 = T + lane - pre_steps<LAG>(); /* lane 0's column at step T + lane */
     const int c1 = x0 + LAG, c2 = x0 + 2 * LAG;

@@ -66,8 +66,8 @@ __global__ void skss_kernel(Cell *V, size_t rc, int cap, const int *W, const lon
       const int lo = 32 * r - w, hi = 32 * r + 31 - w;
       if (hi >= 0 && lo / 32 < r) {
         const int ra = lo < 0 ? 0 : lo / 32, rb = hi / 32;
-        if (ra < r) skss_cuda_warp_wait_row(ta, r, ra, j);
-        if (rb < r && rb != ra) skss_cuda_warp_wait_row(ta, r, rb, j);
+        if (ra < r) skss_cuda_warp_wait_row_unchecked(ta, ra, j);
+        if (rb < r && rb != ra) skss_cuda_warp_wait_row_unchecked(ta, rb, j);
       }
       if (c <= cap) {
         const Cell *prev = V + (size_t)j * rc;

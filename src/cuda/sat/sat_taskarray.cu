@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(SKSS_CUDA_SAT_SKSS_THREADS)
       const int64_t j0 = (int64_t)tj * SKSS__TILE;
       Acc v[SKSS__TILE];
       skss__tile_local_sat<In, Acc>(p, i0, j0, v); /* independent of the strip above */
-      if (strip > 0) skss_cuda_warp_wait_row(ta, strip, strip - 1, tj + 1);
+      if (strip > 0) skss_cuda_warp_wait_row_unchecked(ta, strip - 1, tj + 1);
       skss__tile_finish<Acc>(p, i0, j0, v, left, skss__tile_top<Acc>(p, i0, j0));
       skss_cuda_warp_publish(ta, strip, tj + 1);
     }
