@@ -102,11 +102,14 @@ __device__ __forceinline__ void store_cta(int *p, int v) {
   __threadfence_block();
   atomicExch(p, v);
 }
-/* A compute thread waits for a value the comm warp posts in shared memory. */
-__device__ __forceinline__ void wait_cta(int *p, int need) {
+/* A compute thread waits for a value the comm warp posts in shared memory;
+ * returns the value seen (>= need). */
+__device__ __forceinline__ int wait_cta(int *p, int need) {
+  int seen;
   /* spin-wait: the comm warp of this block posts it, and never waits on us;
    * the sleep leaves the issue slots to the warps that have work */
-  while (load_cta(p) < need) __nanosleep(20);
+  while ((seen = load_cta(p)) < need) __nanosleep(20);
+  return seen;
 }
 
 /* The comm warp's lane 0: every global wait and publication of a strip, so
@@ -241,8 +244,12 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
         } else {
           const Cell *from = j == 0 ? a.init + I.row_off + c0 - hp
                              : (src_bnd ? src + (size_t)(j - 1) * H : src + (size_t)((j - 1) & (R - 1)) * H) + (H - hp);
+          if (H <= KT * V4) { /* a chunk a thread at most: no loop */
+            if (tid < hp / V4) cp_async16(dst + tid * V4, from + tid * V4);
+          } else {
 #pragma unroll 1
-          for (int q = tid; q < hp / V4; q += KT) cp_async16(dst + q * V4, from + q * V4);
+            for (int q = tid; q < hp / V4; q += KT) cp_async16(dst + q * V4, from + q * V4);
+          }
         }
       }
       cp_async_commit();
@@ -257,6 +264,9 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
     compute_sync<KT>();
 
     int to_ckpt = a.save_every; /* items to the next checkpoint row */
+    /* thread 0's last sight of the neighbours' progress: a post is read
+     * only when the last one seen does not cover the next item */
+    int seen_avail = 1, seen_freed = 0;
     for (int j = 0; j < n; j++) {
       /* chunk j / KT - 1 is done with: its buffer takes the chunk after this one */
       if (j % KT == 0 && j > 0) stage_items(j / KT + 1);
@@ -311,8 +321,8 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
       if (tid == 0 && a.m > 1) {
         /* what the next item needs of the neighbours: the strip below's
          * item j + 1 for the next fetch, the reader past the slot to reuse */
-        if (below && j + 2 < n) wait_cta(&s_avail, j + 2);
-        if (reader && !pub_bnd && j + 2 < n) wait_cta(&s_freed, j + 2 - R);
+        if (below && j + 2 < n && seen_avail < j + 2) seen_avail = wait_cta(&s_avail, j + 2);
+        if (reader && !pub_bnd && j + 2 < n && seen_freed < j + 2 - R) seen_freed = wait_cta(&s_freed, j + 2 - R);
       }
       /* row j&1, its halo, the published cells and the next item's slot are in place */
       compute_sync<KT>();
