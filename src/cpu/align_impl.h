@@ -1,0 +1,111 @@
+/*
+ * align_impl.h — what the alignment entry point (core/align_api.c), the pass
+ * engine (align_pass.c) and the traceback driver (align_trace.c) share.
+ *
+ * A "pass" runs Gotoh's recurrences over a rectangle of rows x cols cells of
+ * letter codes a[0, rows) and b[0, cols) (row i holds a[i-1], column j holds
+ * b[j-1]; row 0 and column 0 are the boundary) and keeps one row of H and F
+ * (O(cols) memory). Maximising, with open/extend penalties o >= e >= 0:
+ *   E(i,j) = max(E(i,j-1) - e, H(i,j-1) - o)     gap in a (op D: b letter)
+ *   F(i,j) = max(F(i-1,j) - e, H(i-1,j) - o)     gap in b (op I: a letter)
+ *   H(i,j) = max(H(i-1,j-1) + s(a_i, b_j), E, F [, 0 when local])
+ * The boundary is either free (H = 0 on row 0 and column 0: local and
+ * semi-global starts) or anchored at (0,0) with given H(0,0) and F(0,0):
+ * then row 0 holds only horizontal gaps and column 0 only vertical ones.
+ * Backward passes run the same recurrences on reversed copies of a and b.
+ * Every value stays above SKSS__ALIGN_NEG - 2^29 > INT32_MIN: the entry
+ * point refuses inputs whose scores could reach 2^29 in magnitude.
+ */
+#ifndef SKSS_ALIGN_IMPL_H
+#define SKSS_ALIGN_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+
+/* "Minus infinity": far below any real score, far above INT32_MIN. */
+#define SKSS__ALIGN_NEG (-(INT32_C(1) << 30))
+/* Letter codes are < 32; a score row has 32 entries. */
+#define SKSS__ALIGN_CODES 32
+
+typedef struct skss__align_scores {
+  int32_t sub[SKSS__ALIGN_CODES * SKSS__ALIGN_CODES]; /* s(x, y) = sub[x * 32 + y] */
+  int32_t open, extend;
+} skss__align_scores;
+
+/* Which cells may end (or, backwards, begin) an alignment: none (the score
+ * is read from the last row), every cell (local), or the last row and the
+ * last column (semi-global). */
+typedef enum skss__align_track {
+  SKSS__ALIGN_TRACK_NONE = 0,
+  SKSS__ALIGN_TRACK_ALL = 1,
+  SKSS__ALIGN_TRACK_EDGE = 2
+} skss__align_track;
+
+/* The best candidate cell: highest score, then smallest i, then smallest j. */
+typedef struct skss__align_best {
+  int64_t score, i, j;
+} skss__align_best;
+
+static inline void skss__align_consider(skss__align_best *b, int64_t score, int64_t i, int64_t j) {
+  if (score > b->score || (score == b->score && (i < b->i || (i == b->i && j < b->j)))) {
+    b->score = score;
+    b->i = i;
+    b->j = j;
+  }
+}
+
+typedef struct skss__align_pass {
+  const uint8_t *a, *b;
+  int64_t rows, cols;
+  bool free_start;        /* row 0 and column 0 are 0 */
+  int32_t h00, f00;       /* anchored start: H(0,0), F(0,0) */
+  bool local;             /* H is never below 0 */
+  skss__align_track track;
+  /* Rows save_every, 2 save_every, ..., saves * save_every (<= rows) are
+   * copied to save_h/save_f + k * (cols + 1) (k = row / save_every - 1). */
+  int64_t save_every, saves;
+  int32_t *save_h, *save_f;
+  int32_t *h, *f;         /* cols + 1 each: on return, row `rows` */
+  skss__align_best best;  /* OUT: with a track; score INT64_MIN if none */
+} skss__align_pass;
+
+/* Bytes of work for a pass on `workers` threads (1: sequential). */
+size_t skss__align_pass_work(int workers, int64_t rows, int64_t cols);
+/* Tile height of the parallel pass: save_every must be a multiple of it. */
+#define SKSS__ALIGN_BAND 64
+/* Runs a pass; with workers > 1 as a task array of tiles on the context's
+ * threads (ctx's pool), else on the calling thread. `work` holds
+ * skss__align_pass_work() bytes, 64-byte aligned. */
+void skss__align_pass_run(skss_ctx *ctx, int workers, const skss__align_scores *sc,
+                          skss__align_pass *p, void *work);
+
+/* One piece of the traceback: the best global alignment of a[i0, i1) with
+ * b[j0, j1) that, when start_v, starts with a vertical move continuing a gap
+ * opened before it (its first letter costs e) and, when end_v, ends with a
+ * vertical move. Its ops go to ops + off (at most (i1-i0) + (j1-j0) bytes). */
+typedef struct skss__align_seg {
+  int64_t i0, j0, i1, j1;
+  int start_v, end_v;
+  int64_t expected;       /* its optimal score when known, else INT64_MIN */
+  int64_t off, len;       /* where its ops go, and how many it wrote */
+} skss__align_seg;
+
+/* The inputs of a traceback: codes of a and b and their reversed copies. */
+typedef struct skss__align_seqs {
+  const uint8_t *a, *b, *ar, *br;
+  int64_t m, n;
+} skss__align_seqs;
+
+/* Aligns `root` (global between its corners) into ops + root->off. With
+ * `parallel`, big segments are split by passes on all threads and the
+ * pieces solved at once (TASKARRAY_CPU); else Myers-Miller on the calling
+ * thread (GOTOH). Sets root->len and, when root->expected is INT64_MIN, the
+ * score in *score. SKSS_ERR_OUT_OF_MEMORY, or SKSS_ERR_INTERNAL when a piece's
+ * score disagrees with its split (a bug). */
+skss_status skss__align_traceback(skss_ctx *ctx, bool parallel, const skss__align_scores *sc,
+                                  const skss__align_seqs *s, skss__align_seg *root, char *ops,
+                                  int64_t *score);
+
+#endif
