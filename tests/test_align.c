@@ -309,7 +309,8 @@ static void test_empty_and_single(void **state) {
 /* cpu-ref against every other config on pairs of awkward sizes: random,
  * mutated copies, and long insertions that cross the split rows. */
 static void check_pair(const char *what, skss_align_desc d, const char *a, const char *b) {
-  for (int out = 0; out < 3; out++) {
+  const int first = d.a_len * d.b_len > 100000 ? SKSS_ALIGN_OUTPUT_ALIGNMENT : 0;
+  for (int out = first; out < 3; out++) {
     d.output = (skss_align_output)out;
     const skss_align_result want = run_one(0, d, a, b);
     for (int k = 1; k < N_CONFIGS; k++) {
@@ -347,29 +348,34 @@ static void test_backends_agree(void **state) {
   free(b);
 }
 
-/* Long vertical and horizontal gaps through the middle rows, and pairs big
- * enough for the task-array passes and the checkpoint splits. */
+/* Long vertical and horizontal gaps through the middle rows (Myers-Miller
+ * splits 1500 x 800 pieces), and pairs big enough for the task-array passes
+ * and the checkpoint splits (over 2^24 cells). The alignment output checks
+ * score, begin and end at once. */
 static void test_long_gaps_and_splits(void **state) {
   (void)state;
   tu_rng rng;
   tu_rng_init(&rng, tu_seed() + 2);
-  static const int64_t CASES[][2] = {{1500, 700}, {1300, 0}, {4500, 900}, {5000, 0}, {4099, 300}};
+  static const int64_t CASES[][3] = {{1500, 700, 3}, {1300, 0, 1}, {4500, 900, 3}, {4099, 0, 1}};
   char *a = malloc(16384), *b = malloc(16384);
   assert_true(a != NULL && b != NULL);
   for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
     const int64_t base = CASES[c][0], gap = CASES[c][1];
     random_seq(&rng, b, base, "ACGT", 4);
     const int64_t m = mutate(&rng, b, base, a, 0.08, "ACGT", 4, gap); /* a has the insertion: 'I' */
-    for (int mode = 0; mode < 3; mode++) {
-      skss_align_desc d = dna_desc((skss_align_mode)mode, SKSS_ALIGN_OUTPUT_SCORE);
-      d.a_len = m;
-      d.b_len = base;
+    for (int mode = 0; mode < CASES[c][2]; mode++) {
+      skss_align_desc d = dna_desc((skss_align_mode)mode, SKSS_ALIGN_OUTPUT_ALIGNMENT);
       char what[64];
       snprintf(what, sizeof what, "gap case %zu (%lld x %lld) mode %d", c, (long long)m, (long long)base, mode);
-      check_pair(what, d, a, b);
-      d.a_len = base; /* and the other way round: a long 'D' */
-      d.b_len = m;
-      check_pair(what, d, b, a);
+      const bool flip = (c + (size_t)mode) % 2 == 1; /* a long 'D' instead */
+      d.a_len = flip ? base : m;
+      d.b_len = flip ? m : base;
+      const char *x = flip ? b : a, *y = flip ? a : b;
+      const skss_align_result want = run_one(0, d, x, y);
+      for (int k = 1; k < N_CONFIGS; k++) {
+        const skss_align_result got = run_one(k, d, x, y);
+        expect_same(&want, &got, true, what, k);
+      }
     }
   }
   free(a);
@@ -537,5 +543,6 @@ int main(void) {
       cmocka_unit_test(test_range),               cmocka_unit_test(test_cigar),
       cmocka_unit_test(test_cuda_unsupported),
   };
+  if (getenv("SKSS_TEST_FILTER") != NULL) cmocka_set_test_filter(getenv("SKSS_TEST_FILTER"));
   return cmocka_run_group_tests(tests, setup, teardown);
 }
