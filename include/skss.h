@@ -682,8 +682,11 @@ SKSS_API skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc,
  *               b, cost nothing (the alignment starts in the first row or
  *               the first column of the DP table and ends in its last row or
  *               last column); what is left is aligned as in GLOBAL. This is
- *               parasail's sg (its sg_qb_de and sg_db_qe variants fix ends)
- *               and Biopython's global mode with end_gap_score = 0. */
+ *               Biopython's global mode with end_gap_score = 0, and
+ *               parasail's sg except that parasail leaves out the empty
+ *               alignments in the corner cells (m, 0) and (0, n): when every
+ *               other alignment scores below 0 it reports that score, skss
+ *               reports 0 (so skss = max(0, parasail's sg)). */
 typedef enum skss_align_mode {
   SKSS_ALIGN_MODE_GLOBAL = 0,
   SKSS_ALIGN_MODE_LOCAL = 1,
