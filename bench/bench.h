@@ -56,7 +56,9 @@ enum {
   /* The stream-compaction paper's Table 1 and Figure 8 and a selectivity
    * sweep, host rows and whatever cuda algorithms exist (not part of "all":
    * name it). */
-  BENCH_SUITE_COMPACT_PAPERS = 1u << (SKSS_OP_COMPACT + 4)
+  BENCH_SUITE_COMPACT_PAPERS = 1u << (SKSS_OP_COMPACT + 4),
+  /* Pairwise alignment, 10 kbp to 10 Mbp (not part of "all": name it). */
+  BENCH_SUITE_ALIGN = 1u << (SKSS_OP_COMPACT + 5)
 };
 
 /* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
@@ -159,6 +161,8 @@ typedef struct bench_case {
   int r_sweep;        /* also time (1+r)R1W at each r of BENCH_R_SWEEP */
   uint32_t backends;  /* bit (1 << skss_backend) per backend that runs the case;
                          0 = every one asked for */
+  uint32_t skipped;   /* backends left out for time: a skipped row each, saying skip_reason */
+  char skip_reason[96];
   double ref_s;       /* seconds of the reference's one call in prepare */
   union {
     struct { int64_t height, width; skss_dtype in, out; skss_sat_layout layout; } sat;
@@ -180,6 +184,7 @@ typedef struct bench_case {
       int papers;
       skss_scalar above;
     } compact;
+    struct { int64_t n; int traceback; } align; /* a of n letters, b its mutated copy */
   } p;
 } bench_case;
 
@@ -231,6 +236,7 @@ extern const bench_primitive bench_sat;
 extern const bench_primitive bench_halftone;
 extern const bench_primitive bench_knapsack;
 extern const bench_primitive bench_compact;
+extern const bench_primitive bench_align;
 
 /* The SKSS paper's own Table I times (Titan X), a note of every run of
  * suite knapsack-papers (bench_knapsack.c). */

@@ -32,11 +32,16 @@ static const char BENCH_USAGE[] =
     "                   the host, or compact-papers: the stream-compaction\n"
     "                   paper's Table 1 and Figure 8 (every dtype) and a\n"
     "                   selectivity sweep, on the host and the GPU (none of the\n"
-    "                   papers' suites is part of all)\n"
+    "                   papers' suites is part of all), or align: pairwise\n"
+    "                   alignment of a DNA pair (one 10% mutated copy) of 10\n"
+    "                   kbp to 10 Mbp, score only and with the traceback, in\n"
+    "                   cells/s (GCUPS x 10^9); backends whose call would take\n"
+    "                   over a minute on these threads are skipped rows (not\n"
+    "                   part of all either)\n"
     "  --sizes LIST     sizes for every chosen suite: image side N or WxH (sat,\n"
     "                   halftone), capacity (knapsack, n = 1000; knapsack-papers:\n"
     "                   Table I's W, n = 4095), element count (compact; all of\n"
-    "                   compact-papers' tables);\n"
+    "                   compact-papers' tables), sequence length (align);\n"
     "                   K/M/G = 2^10/2^20/2^30, 1eN = 10^N\n"
     "  --quick          a small subset with short timings (< 30 s)\n"
     "  --repeat R       timed runs per row (default: >= 5 runs and >= 0.5 s)\n"
@@ -154,12 +159,12 @@ static int set_value(bench_cli *cli, const char *name, const char *v) {
   static const char *const BACKENDS[] = {NULL, "cpu-ref", "cpu", "cuda"};
   static const char *const SUITES[] = {"sat",        "halftone",        "knapsack",       "compact",
                                        "sat-papers", "halftone-papers", "knapsack-papers",
-                                       "compact-papers"};
+                                       "compact-papers", "align"};
   const unsigned all_backends =
       (1u << SKSS_BACKEND_CPU_REF) | (1u << SKSS_BACKEND_CPU) | (1u << SKSS_BACKEND_CUDA);
   bench_config *cfg = &cli->cfg;
   if (strcmp(name, "--backend") == 0) return parse_names(v, BACKENDS, 4, all_backends, &cfg->backends);
-  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 8, BENCH_SUITE_ALL, &cfg->suites);
+  if (strcmp(name, "--suite") == 0) return parse_names(v, SUITES, 9, BENCH_SUITE_ALL, &cfg->suites);
   if (strcmp(name, "--sizes") == 0) return parse_sizes(v, cfg);
   if (strcmp(name, "--threads") == 0) return set_int(v, 1, 1024, &cfg->threads);
   if (strcmp(name, "--repeat") == 0) return set_int(v, 1, 100000, &cfg->repeat);
