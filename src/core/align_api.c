@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cpu/align_impl.h"
+#include "cpu/isa.h"
 #include "internal.h"
 
 static const char *const FN = "skss_align()";
@@ -111,6 +112,9 @@ static skss_status build_scoring(skss_ctx *ctx, const char *fn, const skss_align
   }
   s->sc.open = d->gap_open;
   s->sc.extend = d->gap_extend;
+  s->sc.match_mismatch = d->scoring == SKSS_ALIGN_SCORING_MATCH_MISMATCH;
+  s->sc.match = d->match;
+  s->sc.mismatch = d->mismatch;
   s->widest = d->gap_open;
   for (int x = 0; x < s->k; x++)
     for (int y = 0; y < s->k; y++) {
@@ -192,15 +196,18 @@ static skss_status prepare(skss_ctx *ctx, const skss_align_desc *d, const scorin
   c->workers = algorithm == SKSS_ALIGN_ALGORITHM_TASKARRAY_CPU ? ctx->threads : 1;
   const bool reversed = d->output != SKSS_ALIGN_OUTPUT_SCORE;
   const size_t work = skss__align_pass_work(c->workers, d->a_len, d->b_len);
-  const size_t seq = up64(m + 1) + up64(n + 1), row = up64((n + 1) * sizeof(int32_t));
+  const size_t pad = SKSS__ALIGN_PAD, am = up64(m + 2 * pad), bn = up64(n + 2 * pad);
+  const size_t seq = am + bn, row = up64((n + 1) * sizeof(int32_t));
   char *mem = skss__scratch(ctx, seq * (reversed ? 2 : 1) + 2 * row + work);
   if (mem == NULL)
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for %zu bytes of working memory", FN,
                       seq * 2 + 2 * row + work);
-  c->a = (uint8_t *)mem;
-  c->b = c->a + up64(m + 1);
-  c->ar = reversed ? c->b + up64(n + 1) : NULL;
-  c->br = reversed ? c->ar + up64(m + 1) : NULL;
+  /* Zeroed padding around every code array: the AVX2 rows read past the ends. */
+  memset(mem, 0, seq * (reversed ? 2 : 1));
+  c->a = (uint8_t *)mem + pad;
+  c->b = (uint8_t *)mem + am + pad;
+  c->ar = reversed ? (uint8_t *)mem + seq + pad : NULL;
+  c->br = reversed ? (uint8_t *)mem + seq + am + pad : NULL;
   mem += seq * (reversed ? 2 : 1);
   c->h = (int32_t *)(void *)mem;
   c->f = (int32_t *)(void *)(mem + row);
@@ -306,6 +313,10 @@ skss_status skss_align(skss_ctx *ctx, const skss_align_desc *desc, const char *a
   }
   scoring s;
   if (st == SKSS_OK) st = build_scoring(ctx, FN, desc, &s);
+  /* The oracle backend runs the plain C rows; the cpu backend AVX2 where it can. */
+  s.sc.simd = SKSS__ALIGN_HAVE_AVX2 && st == SKSS_OK &&
+              skss__algorithm_backend(ctx, SKSS_OP_ALIGN, algorithm) == SKSS_BACKEND_CPU &&
+              skss__ctx_cpu_isa(ctx) >= SKSS__CPU_ISA_AVX2;
   if (st == SKSS_OK) st = check_range(ctx, desc, &s);
   call c;
   if (st == SKSS_OK) st = prepare(ctx, desc, &s, algorithm, a, b, &c);

@@ -29,9 +29,16 @@
 /* Letter codes are < 32; a score row has 32 entries. */
 #define SKSS__ALIGN_CODES 32
 
+/* The sequences' code arrays have this many readable bytes before and
+ * after them (the AVX2 rows read 8 letters at a time around a column). */
+#define SKSS__ALIGN_PAD 16
+
 typedef struct skss__align_scores {
   int32_t sub[SKSS__ALIGN_CODES * SKSS__ALIGN_CODES]; /* s(x, y) = sub[x * 32 + y] */
   int32_t open, extend;
+  int match_mismatch;      /* s is match for equal codes, mismatch otherwise */
+  int32_t match, mismatch;
+  bool simd;               /* passes run 8 rows at a time with AVX2 (cpu backend) */
 } skss__align_scores;
 
 /* Which cells may end (or, backwards, begin) an alignment: none (the score
@@ -64,12 +71,28 @@ typedef struct skss__align_pass {
   bool local;             /* H is never below 0 */
   skss__align_track track;
   /* Rows save_every, 2 save_every, ..., saves * save_every (<= rows) are
-   * copied to save_h/save_f + k * (cols + 1) (k = row / save_every - 1). */
+   * copied to save_h/save_f + k * (cols + 1) (k = row / save_every - 1);
+   * save_every is a multiple of SKSS__ALIGN_BAND. */
   int64_t save_every, saves;
   int32_t *save_h, *save_f;
   int32_t *h, *f;         /* cols + 1 each: on return, row `rows` */
   skss__align_best best;  /* OUT: with a track; score INT64_MIN if none */
 } skss__align_pass;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SKSS__ALIGN_HAVE_AVX2 1
+#else
+#define SKSS__ALIGN_HAVE_AVX2 0
+#endif
+
+/* Rows top..top+7 of a pass over columns [lo, hi) (align_avx2.c): h and f
+ * hold row top-1 on entry and row top+7 on return; ch[r], ce[r] are H and E
+ * of (top+r, lo-1) on entry and of (top+r, hi-1) on return; corner is
+ * H(top-1, lo-1). With TRACK_ALL every cell is a candidate for *best. Only
+ * when sc->simd (the CPU runs AVX2). */
+void skss__align_rows8_avx2(const struct skss__align_pass *p, const skss__align_scores *sc, int64_t top,
+                            int64_t lo, int64_t hi, int32_t *ch, int32_t *ce, int32_t corner,
+                            skss__align_best *best);
 
 /* Bytes of work for a pass on `workers` threads (1: sequential). */
 size_t skss__align_pass_work(int workers, int64_t rows, int64_t cols);

@@ -3,7 +3,8 @@
  * recurrences in align_impl.h), keeping one row of H and F.
  *
  * Sequentially (GOTOH, and small passes) the rows run one after another
- * over the whole width, in place in the row buffers. In parallel
+ * over the whole width, in place in the row buffers; on the cpu backend 8
+ * rows at a time (align_avx2.c), on cpu-ref one by one in plain C. In parallel
  * (TASKARRAY_CPU) the rectangle is a fair task array of tiles (Funasaka,
  * Nakano, Ito, SKSS task arrays, Sections II and IV; rowsync.h): a task row
  * is a band of SKSS__ALIGN_BAND DP rows, a task column a chunk of CHUNK
@@ -116,14 +117,46 @@ static void save_row(const skss__align_pass *p, int64_t i, int64_t lo, int64_t h
   memcpy(p->save_f + at + lo, p->f + lo, sizeof(int32_t) * (size_t)(hi - lo));
 }
 
+/* Rows top..bot (a band, or 8 rows) over columns [lo, hi): 8 at a time
+ * with AVX2 when the scores allow it, the rest row by row. ch, ce: the rows'
+ * H and E left of lo (updated to hi-1); diag: H(top-1, lo-1). */
+static void rows_span(const skss__align_pass *p, const skss__align_scores *sc, int64_t top, int64_t bot,
+                      int64_t lo, int64_t hi, int32_t *ch, int32_t *ce, int32_t diag, skss__align_best *best) {
+  int64_t i = top;
+  while (i <= bot) {
+#if SKSS__ALIGN_HAVE_AVX2
+    if (sc->simd && bot - i >= 7 && hi > lo) {
+      const int32_t next = ch[i + 7 - top];
+      skss__align_rows8_avx2(p, sc, i, lo, hi, ch + (i - top), ce + (i - top), diag, best);
+      if (p->track == SKSS__ALIGN_TRACK_EDGE) {
+        if (hi == p->cols + 1)
+          for (int r = 0; r < 8; r++) skss__align_consider(best, ch[i - top + r], i + r, p->cols);
+        if (i + 7 == p->rows) edge_candidates(p, i + 7, lo, hi, best);
+      }
+      diag = next;
+      i += 8;
+      continue;
+    }
+#endif
+    const int32_t left = ch[i - top];
+    span(p, sc, i, lo, hi, &ch[i - top], &ce[i - top], diag, best);
+    edge_candidates(p, i, lo, hi, best);
+    diag = left;
+    i++;
+  }
+}
+
 static void run_sequential(const skss__align_scores *sc, skss__align_pass *p) {
-  for (int64_t i = 1; i <= p->rows; i++) {
+  int32_t ch[8], ce[8];
+  for (int64_t top = 1; top <= p->rows; top += 8) {
+    const int64_t bot = top + 7 < p->rows ? top + 7 : p->rows;
     const int32_t diag = p->h[0];
-    int32_t hl, el = SKSS__ALIGN_NEG;
-    column_zero(p, sc, i, &hl, &p->best);
-    span(p, sc, i, 1, p->cols + 1, &hl, &el, diag, &p->best);
-    edge_candidates(p, i, 1, p->cols + 1, &p->best);
-    save_row(p, i, 0, p->cols + 1);
+    for (int64_t i = top; i <= bot; i++) {
+      column_zero(p, sc, i, &ch[i - top], &p->best);
+      ce[i - top] = SKSS__ALIGN_NEG;
+    }
+    rows_span(p, sc, top, bot, 1, p->cols + 1, ch, ce, diag, &p->best);
+    save_row(p, bot, 0, p->cols + 1);
   }
 }
 
@@ -152,12 +185,7 @@ static void run_chunk(pass_run *r, int64_t top, int64_t bot, int64_t k, int32_t 
   }
   /* The band above's H at hi-1: the above-left corner of the next chunk. */
   if (hi > lo) *corner = p->h[hi - 1];
-  for (int64_t i = top; i <= bot; i++) {
-    const int32_t left = ch[i - top];
-    span(p, r->sc, i, lo, hi, &ch[i - top], &ce[i - top], diag, best);
-    edge_candidates(p, i, lo, hi, best);
-    diag = left;
-  }
+  rows_span(p, r->sc, top, bot, lo, hi, ch, ce, diag, best);
   save_row(p, bot, k == 0 ? 0 : lo, hi);
 }
 

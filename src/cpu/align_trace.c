@@ -29,7 +29,7 @@
 /* Tuning: cells of a leaf's direction table, the most checkpoints a split
  * takes and their memory, and the cells above which a piece is split on all
  * threads. */
-enum { LEAF_CELLS = 1 << 20, MAX_CHECKPOINTS = 15 };
+enum { LEAF_CELLS = 1 << 16, MAX_CHECKPOINTS = 15 };
 #define CHECKPOINT_BYTES ((size_t)1 << 30)
 #define BIG_CELLS ((double)(1 << 24))
 
