@@ -753,14 +753,15 @@ typedef struct skss_align_result {
  * gap_open and gap_extend (so no intermediate value can wrap); DNA with
  * scores and penalties up to 10 allows m + n up to 53 million.
  * Memory (host, from the context's allocator; the sequences and ops are the
- * caller's): 2 (m + n) bytes of letter codes, plus
- *  GOTOH: 16 (n + 1) bytes for the score pass and, with the alignment,
- *         about 48 (n + 1) bytes and 1 MiB (Myers-Miller halves);
- *  TASKARRAY_CPU: 16 (n + 1) + 64 m / 64 bytes a pass and, with the
+ * caller's), linear in the lengths: 2 (m + n) bytes of letter codes (with
+ * the reversed copies for the begin and the alignment) and 8 (n + 1) bytes
+ * for a row of H and F, plus
+ *  GOTOH, with the alignment: 18 (n + 1) bytes and 64 KiB;
+ *  TASKARRAY_CPU: m bytes of band progress counters and, with the
  *         alignment, 8 (n + 1) bytes for each of up to 15 checkpoint rows
- *         (at most 1 GiB of them) and up to 48 (w + 1) bytes and 1 MiB per
- *         thread, w the widest segment (at most n).
- * That is O(m + n): two sequences of 1 Mbp align in a few tens of MB. */
+ *         (at most 1 GiB of them) and 18 (w + 1) bytes and 64 KiB per
+ *         thread, w the widest piece between checkpoints (at most n).
+ * Two 1 Mbp sequences align (with the alignment) in under 200 MB. */
 typedef struct skss_align_desc {
   size_t size;                 /* sizeof(skss_align_desc) */
   int64_t a_len, b_len;        /* m and n, >= 0 */

@@ -248,9 +248,11 @@ static void score_pass(skss_ctx *ctx, const skss_align_desc *d, const scoring *s
   }
 }
 
-/* Pass 2: the begin, from a backward pass anchored at the end. */
+/* Pass 2: the begin, from a backward pass anchored at the end. With
+ * `keep` (the parallel traceback follows) its checkpoint rows are kept for
+ * the traceback's first split, which then needs no backward pass of its own. */
 static skss_status begin_pass(skss_ctx *ctx, const skss_align_desc *d, const scoring *s, call *c,
-                              skss_align_result *r) {
+                              skss_align_result *r, skss__align_checkpoints *keep) {
   skss__align_pass p;
   memset(&p, 0, sizeof p);
   p.a = c->ar + (d->a_len - r->a_end);
@@ -261,6 +263,16 @@ static skss_status begin_pass(skss_ctx *ctx, const skss_align_desc *d, const sco
   p.f = c->f;
   p.f00 = SKSS__ALIGN_NEG;
   p.track = d->mode == SKSS_ALIGN_MODE_LOCAL ? SKSS__ALIGN_TRACK_ALL : SKSS__ALIGN_TRACK_EDGE;
+  if (keep != NULL) {
+    skss__align_checkpoint_plan(p.rows, p.cols, &keep->count, &keep->every);
+    int32_t *rows = keep->count > 0 ? skss__alloc(ctx, 2 * (size_t)keep->count * (size_t)(p.cols + 1) * 4) : NULL;
+    if (rows == NULL) keep->count = keep->every = 0; /* the traceback then runs its own pass */
+    keep->cols = p.cols;
+    keep->h = p.save_h = rows;
+    keep->f = p.save_f = rows != NULL ? rows + keep->count * (p.cols + 1) : NULL;
+    p.save_every = keep->every;
+    p.saves = keep->count;
+  }
   skss__align_pass_run(ctx, c->workers, &s->sc, &p, c->work);
   if (p.best.score != r->score)
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: the backward pass found score %lld, the forward %lld (a bug)",
@@ -278,17 +290,24 @@ static skss_status run(skss_ctx *ctx, const skss_align_desc *d, const scoring *s
     r->a_end = d->a_len;
     r->b_end = d->b_len;
   }
+  const bool parallel = algorithm == SKSS_ALIGN_ALGORITHM_TASKARRAY_CPU && ctx->threads > 1;
+  skss__align_checkpoints rows = {0, 0, 0, NULL, NULL};
   if (!(global && d->output == SKSS_ALIGN_OUTPUT_ALIGNMENT)) score_pass(ctx, d, s, c, r);
   if (!global && d->output != SKSS_ALIGN_OUTPUT_SCORE) {
-    skss_status st = begin_pass(ctx, d, s, c, r);
-    if (st != SKSS_OK) return st;
+    const bool keep = parallel && d->output == SKSS_ALIGN_OUTPUT_ALIGNMENT;
+    skss_status st = begin_pass(ctx, d, s, c, r, keep ? &rows : NULL);
+    if (st != SKSS_OK) {
+      skss__free(ctx, rows.h);
+      return st;
+    }
   }
   if (d->output != SKSS_ALIGN_OUTPUT_ALIGNMENT) return SKSS_OK;
   skss__align_seg root = {r->a_begin, r->b_begin, r->a_end, r->b_end, 0, 0,
                           global ? INT64_MIN : r->score, 0, 0};
   int64_t score = 0;
-  const skss_status st = skss__align_traceback(
-      ctx, algorithm == SKSS_ALIGN_ALGORITHM_TASKARRAY_CPU, &s->sc, &c->seqs, &root, ops, &score);
+  const skss_status st =
+      skss__align_traceback(ctx, parallel, &s->sc, &c->seqs, &root, ops, rows.count > 0 ? &rows : NULL, &score);
+  skss__free(ctx, rows.h);
   if (st == SKSS_ERR_OUT_OF_MEMORY)
     return skss__fail(ctx, st, "%s: no memory for the traceback of %lld x %lld letters", FN,
                       (long long)(r->a_end - r->a_begin), (long long)(r->b_end - r->b_begin));

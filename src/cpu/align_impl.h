@@ -121,14 +121,27 @@ typedef struct skss__align_seqs {
   int64_t m, n;
 } skss__align_seqs;
 
+/* Rows of a backward pass anchored at a segment's end (i1, j1) with
+ * end_v 0, kept as its checkpoints: row i1 - every * (k + 1) at h and f +
+ * k * (cols + 1), k < count, its column j at index j1 - j. */
+typedef struct skss__align_checkpoints {
+  int64_t every, count, cols;
+  int32_t *h, *f;
+} skss__align_checkpoints;
+
+/* How many checkpoint rows (*count, up to 15 and 1 GiB) a split of `rows`
+ * x `cols` takes, and their spacing (*every, a multiple of the band). */
+void skss__align_checkpoint_plan(int64_t rows, int64_t cols, int64_t *count, int64_t *every);
+
 /* Aligns `root` (global between its corners) into ops + root->off. With
  * `parallel`, big segments are split by passes on all threads and the
- * pieces solved at once (TASKARRAY_CPU); else Myers-Miller on the calling
- * thread (GOTOH). Sets root->len and, when root->expected is INT64_MIN, the
- * score in *score. SKSS_ERR_OUT_OF_MEMORY, or SKSS_ERR_INTERNAL when a piece's
- * score disagrees with its split (a bug). */
+ * pieces solved at once (TASKARRAY_CPU), the root at `pre`'s rows when
+ * given (a backward pass from its end that already ran: the begin pass);
+ * else Myers-Miller on the calling thread (GOTOH). Sets root->len and, when
+ * root->expected is INT64_MIN, the score in *score. SKSS_ERR_OUT_OF_MEMORY,
+ * or SKSS_ERR_INTERNAL when a piece's score disagrees with its split (a bug). */
 skss_status skss__align_traceback(skss_ctx *ctx, bool parallel, const skss__align_scores *sc,
                                   const skss__align_seqs *s, skss__align_seg *root, char *ops,
-                                  int64_t *score);
+                                  const skss__align_checkpoints *pre, int64_t *score);
 
 #endif

@@ -204,6 +204,7 @@ static void pass_worker(int worker, int workers, void *arg) {
       /* wait (data): chunk k of the band above, its last row, is in the shared rows. */
       if (band > 0 && !skss__rowsync_wait(&r->sync, band - 1, k + 1)) return;
       run_chunk(r, top, bot, k, ch, ce, &corner, best);
+      /* publish (release): the band's last row over chunk k is in the shared rows. */
       skss__rowsync_publish(&r->sync, band, k + 1);
     }
   }

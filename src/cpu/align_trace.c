@@ -293,15 +293,39 @@ typedef struct big_mem {
   void *work;
 } big_mem;
 
-/* Splits a big segment at up to K checkpoints with passes on all threads;
- * appends its pieces (in order) to `out`. */
+void skss__align_checkpoint_plan(int64_t rows, int64_t cols, int64_t *count, int64_t *every) {
+  int64_t k = rows / SKSS__ALIGN_BAND - 1;
+  const int64_t fit = (int64_t)(CHECKPOINT_BYTES / (8 * (size_t)(cols + 1)));
+  if (k > fit) k = fit;
+  if (k > MAX_CHECKPOINTS) k = MAX_CHECKPOINTS;
+  *count = k > 0 ? k : 0;
+  *every = k > 0 ? rows / (k + 1) / SKSS__ALIGN_BAND * SKSS__ALIGN_BAND : 0;
+}
+
+/* Splits a big segment at its K checkpoint rows with passes on all threads
+ * and appends its pieces (in order) to `out`. The rows are `pre`'s (a
+ * backward pass from g's end that already ran) or, without it, those of a
+ * backward pass run here. */
 static skss_status split_parallel(skss_ctx *ctx, const skss__align_scores *sc, const skss__align_seqs *s,
-                                  skss__align_seg *g, const big_mem *bm, piece_list *out) {
-  const int64_t R = rows_of(g), C = cols_of(g), stride = C + 1;
-  int64_t K = R / SKSS__ALIGN_BAND - 1;
-  if (K > bm->saves) K = bm->saves;
-  const int64_t D = R / (K + 1) / SKSS__ALIGN_BAND * SKSS__ALIGN_BAND;
-  backward(ctx, ctx->threads, sc, s, g, K * D, D, K, bm->h, bm->f, bm->save_h, bm->save_f, bm->work);
+                                  skss__align_seg *g, const big_mem *bm, const skss__align_checkpoints *pre,
+                                  piece_list *out) {
+  const int64_t R = rows_of(g);
+  int64_t K, D, stride;
+  const int32_t *save_h, *save_f;
+  if (pre != NULL) {
+    D = pre->every;
+    K = (R - 1) / D < pre->count ? (R - 1) / D : pre->count; /* rows strictly inside g */
+    stride = pre->cols + 1;
+    save_h = pre->h;
+    save_f = pre->f;
+  } else {
+    skss__align_checkpoint_plan(R, cols_of(g), &K, &D);
+    if (K > bm->saves) K = bm->saves;
+    stride = cols_of(g) + 1;
+    save_h = bm->save_h;
+    save_f = bm->save_f;
+    backward(ctx, ctx->threads, sc, s, g, K * D, D, K, bm->h, bm->f, bm->save_h, bm->save_f, bm->work);
+  }
   skss__align_seg cur = *g;
   skss_status st = SKSS_OK;
   for (int64_t q = K - 1; q >= 0 && st == SKSS_OK; q--) {
@@ -311,8 +335,7 @@ static skss_status split_parallel(skss_ctx *ctx, const skss__align_scores *sc, c
              cur.start_v ? SKSS__ALIGN_NEG : 0, cur.start_v ? 0 : SKSS__ALIGN_NEG, bm->h, bm->f);
     skss__align_pass_run(ctx, ctx->threads, sc, &p, bm->work);
     skss__align_seg piece;
-    const int64_t best = cross(sc, g, &cur, c, bm->h, bm->f, bm->save_h + q * stride,
-                               bm->save_f + q * stride, &piece);
+    const int64_t best = cross(sc, g, &cur, c, bm->h, bm->f, save_h + q * stride, save_f + q * stride, &piece);
     if (q == K - 1) st = settle(g, best);
     place(g, &piece);
     if (st == SKSS_OK && !push(ctx, out, &piece)) st = SKSS_ERR_OUT_OF_MEMORY;
@@ -331,7 +354,7 @@ typedef struct leaf_job {
   size_t stride;
   int64_t width;
   _Atomic int64_t next;   /* why: pieces differ in size; hand them out one at a time */
-  _Atomic int failure;    /* first failing status */
+  _Atomic int failure;    /* why: workers report the first failing status without a lock */
 } leaf_job;
 
 static void leaf_worker(int worker, int workers, void *arg) {
@@ -342,28 +365,35 @@ static void leaf_worker(int worker, int workers, void *arg) {
   for (int64_t k = atomic_fetch_add(&job->next, 1); k < job->count; k = atomic_fetch_add(&job->next, 1)) {
     const skss_status st = solve_seq(job->sc, job->s, &job->pieces[k], job->ops, &m);
     int expected = SKSS_OK;
+    /* compare-exchange: only the first failure is kept; the pieces' ops are disjoint. */
     if (st != SKSS_OK) atomic_compare_exchange_strong(&job->failure, &expected, (int)st);
   }
 }
 
 /* Splits until every piece is small, then solves the pieces at once. */
 static skss_status solve_parallel(skss_ctx *ctx, const skss__align_scores *sc, const skss__align_seqs *s,
-                                  skss__align_seg *root, char *ops, piece_list *lists, big_mem *bm) {
+                                  skss__align_seg *root, char *ops, piece_list *lists, big_mem *bm,
+                                  const skss__align_checkpoints *pre) {
   piece_list *now = &lists[0], *next = &lists[1];
   if (!push(ctx, now, root)) return SKSS_ERR_OUT_OF_MEMORY;
-  for (bool split = true; split;) {
+  bool split = true;
+  for (int round = 0; split; round++) {
     split = false;
     next->count = 0;
     for (int64_t k = 0; k < now->count; k++) {
       skss__align_seg *g = &now->at[k];
+      /* The root may come with its backward pass's rows (the begin pass). */
+      const bool is_root = round == 0;
+      const skss__align_checkpoints *rows = is_root && pre != NULL && pre->every > 0 &&
+                                                    (rows_of(g) - 1) / pre->every >= 1
+                                                ? pre
+                                                : NULL;
       const bool big = (double)rows_of(g) * (double)cols_of(g) > BIG_CELLS &&
-                       rows_of(g) >= 2 * SKSS__ALIGN_BAND && bm->saves > 0;
-      skss_status st = big ? split_parallel(ctx, sc, s, g, bm, next)
+                       rows_of(g) >= 2 * SKSS__ALIGN_BAND && (bm->saves > 0 || rows != NULL);
+      skss_status st = big ? split_parallel(ctx, sc, s, g, bm, rows, next)
                            : (push(ctx, next, g) ? SKSS_OK : SKSS_ERR_OUT_OF_MEMORY);
       if (st != SKSS_OK) return st;
-      if (big && k == 0 && now->count == 1 && g->i0 == root->i0 && g->j0 == root->j0 &&
-          g->i1 == root->i1 && g->j1 == root->j1)
-        root->expected = g->expected;
+      if (big && is_root) root->expected = g->expected;
       split |= big;
     }
     piece_list *t = now;
@@ -387,7 +417,8 @@ static skss_status solve_parallel(skss_ctx *ctx, const skss__align_scores *sc, c
 }
 
 static skss_status traceback_parallel(skss_ctx *ctx, const skss__align_scores *sc,
-                                      const skss__align_seqs *s, skss__align_seg *root, char *ops) {
+                                      const skss__align_seqs *s, skss__align_seg *root, char *ops,
+                                      const skss__align_checkpoints *pre) {
   const int64_t width = cols_of(root), stride = width + 1;
   big_mem bm;
   memset(&bm, 0, sizeof bm);
@@ -403,7 +434,7 @@ static skss_status traceback_parallel(skss_ctx *ctx, const skss__align_scores *s
   bm.save_f = bm.save_h + bm.saves * stride;
   bm.work = (char *)mem + ((2 * row + 2 * (size_t)bm.saves * row + 63) / 64 * 64);
   piece_list lists[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
-  const skss_status st = solve_parallel(ctx, sc, s, root, ops, lists, &bm);
+  const skss_status st = solve_parallel(ctx, sc, s, root, ops, lists, &bm, pre);
   skss__free(ctx, lists[0].at);
   skss__free(ctx, lists[1].at);
   skss__free(ctx, mem);
@@ -412,10 +443,10 @@ static skss_status traceback_parallel(skss_ctx *ctx, const skss__align_scores *s
 
 skss_status skss__align_traceback(skss_ctx *ctx, bool parallel, const skss__align_scores *sc,
                                   const skss__align_seqs *s, skss__align_seg *root, char *ops,
-                                  int64_t *score) {
+                                  const skss__align_checkpoints *pre, int64_t *score) {
   skss_status st;
   if (parallel && ctx->threads > 1 && !is_leaf(root)) {
-    st = traceback_parallel(ctx, sc, s, root, ops);
+    st = traceback_parallel(ctx, sc, s, root, ops, pre);
   } else {
     char *mem = skss__alloc(ctx, seg_mem_bytes(cols_of(root)));
     if (mem == NULL) return SKSS_ERR_OUT_OF_MEMORY;
