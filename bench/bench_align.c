@@ -1,26 +1,12 @@
 /*
- * bench_align.c — pairwise alignment cases (suite align, not part of all).
- *
- * A pair per size N (default 10 kbp, 100 kbp, 1 Mbp, 10 Mbp; --sizes): a
- * random DNA sequence a of N letters (two bits of bench_hash(seed, k)) and
- * b, a copy with about 10% mutations: per letter of a, from
- * bench_hash(seed + ALIGN_MUTATION_SALT, k) modulo 300, 0..9 deletes it,
- * 10..19 inserts a random letter before it, 20..29 replaces it by a random
- * letter (the word's bits 32..33 and 34..35 pick the letters);
- * cpu_peers.py builds the same pair. Global mode, match 2, mismatch -3, gap
- * 5 + 2 (L - 1), score only and with the traceback.
- *
- * The unit is the DP cell (N x |b| per call): the report's throughput in
- * cells/s is GCUPS x 10^9. A backend runs a case only when one call is
- * expected within ALIGN_CALL_LIMIT_S at a conservative rate per thread
- * (cpu-ref one thread; cpu --threads): the rest are reported as skipped
- * rows saying the estimate: a 2-core machine runs 10 and 100 kbp, 1 Mbp
- * score only needs 12 threads or more at these rates, and the larger
- * sizes wait for the cuda backend (which has no
- * alignment kernels yet: its rows appear once it does). The reference
- * (score, ends) comes from cpu-ref when it runs the case, else from the cpu
- * backend, else there is none and rows are only checked for consistency:
- * the ops must re-score to the score and cover both sequences.
+ * bench_align.c — pairwise alignment cases (suite align, not in all): a random
+ * DNA sequence of N letters (10 kbp to 10 Mbp) against a copy with about 10%
+ * deletions, insertions and substitutions (align_fill; cpu_peers.py builds the
+ * same), global, match 2, mismatch -3, gaps 5 + 2 (L - 1), score only and with
+ * the traceback; the unit is the cell, so cells/s are GCUPS x 10^9. A backend
+ * whose call should take over ALIGN_CALL_LIMIT_S gets a skipped row saying so
+ * (cuda rows appear once that backend has kernels). The reference score comes
+ * from cpu-ref or else the cpu backend; ops are re-scored and must cover both.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +84,10 @@ static void align_release(void *p) {
   free(job);
 }
 
-/* The pair of the file comment; returns |b|. */
+/* a: two bits of bench_hash(seed, k) a letter. b: per letter k of a, the word
+ * w = bench_hash(seed + ALIGN_MUTATION_SALT, k) and u = w mod 300: u < 10
+ * deletes it, u < 20 inserts LETTERS[w >> 32 & 3] before it, u < 30 replaces
+ * it by LETTERS[w >> 34 & 3]. Returns |b| (at most 2n). */
 static int64_t align_fill(char *a, char *b, int64_t n, uint64_t seed) {
   int64_t m = 0;
   for (int64_t k = 0; k < n; k++) a[k] = LETTERS[bench_hash(seed, (uint64_t)k) >> 62];

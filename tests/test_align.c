@@ -1,13 +1,12 @@
 /*
- * test_align.c — skss_align() on the CPU backends. Oracle: a plain full-
- * matrix Gotoh written out here (int64, every cell kept), with the end
- * taken by the documented rule and the begin found by aligning every
- * candidate start to the end globally (tiny sizes). Larger pairs (random
- * and mutated, awkward sizes up to a few thousand letters, long gaps across
- * the split rows) compare every backend and algorithm with cpu-ref. Every
- * returned alignment is re-scored and must give the score and cover exactly
- * begin..end. Also: empty and one-letter sequences, BLOSUM62 and a user
- * matrix, invalid letters, the int32 range check, misuse, and the CIGAR.
+ * test_align.c — skss_align() on the CPU backends. Oracle: a full-matrix Gotoh
+ * written here (end by the documented rule, begin by aligning every candidate
+ * start to the end). Larger random and mutated pairs of awkward sizes, long
+ * gaps across split rows and pairs big enough for the checkpoint splits
+ * compare every backend, algorithm and thread count with cpu-ref; every
+ * alignment is re-scored and must cover begin..end. Also: empty and one-letter
+ * sequences, BLOSUM62 and a user matrix, invalid letters, the int32 range
+ * check, misuse, the CIGAR, and CUDA's unsupported status.
  */
 #include <stdio.h>
 #include <stdlib.h>

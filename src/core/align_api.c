@@ -1,19 +1,12 @@
 /*
- * align_api.c — skss_align(), skss_align_cigar() and skss_align_score_ops():
- * validation, letters to codes, the score table, the int32 range check, and
- * the order of the passes (Gotoh's recurrences; the semantics in skss.h):
- *  1. a forward pass for the score and the end (local: best cell; semi-
- *     global: best cell of the last row and column; global: the corner);
- *  2. for the begin (local, semi-global), a backward pass anchored at the
- *     end over a[0, end) x b[0, end): its best candidate cell is the begin
- *     (the best global score from a cell to the end equals the optimum
- *     exactly at the begins of optimal alignments ending there);
- *  3. for the alignment, the traceback of the global alignment between begin
- *     and end (align_trace.c). GLOBAL with the alignment skips pass 1.
- * Passes run on the calling thread (GOTOH) or as task arrays on the
- * context's threads (TASKARRAY_CPU, align_pass.c). The CUDA backend has no
- * kernels yet: names.c lists none, so an explicit CUDA context gets
- * SKSS_ERR_UNSUPPORTED and an AUTO one runs here on the CPU.
+ * align_api.c — skss_align(), skss_align_cigar(), skss_align_score_ops():
+ * validation, letters to codes, the score table and the int32 range check,
+ * then the passes (Gotoh; semantics in skss.h, docs/algorithms/align.md):
+ * a forward pass for the score and end, a backward pass anchored at the end
+ * for the begin (local, semi-global), and the traceback between them
+ * (align_trace.c; global alignments skip the first pass). Passes run on the
+ * calling thread (GOTOH) or as task arrays on the context's threads
+ * (TASKARRAY_CPU). CUDA has no kernels yet: names.c lists none for it.
  */
 #include <string.h>
 

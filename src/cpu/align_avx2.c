@@ -1,16 +1,11 @@
 /*
- * align_avx2.c — Gotoh's recurrences for 8 DP rows at once with AVX2, the
- * cpu backend's kernel (cpu-ref keeps the plain C rows of align_pass.c).
- *
- * Lane r holds row top + r and runs one column behind lane r - 1: at step t
- * it computes column j = t - r, so a cell's left value is its own lane's
- * previous output, its upper and upper-left values are lane r-1's outputs
- * one and two steps before (a lane shift), and lane 0 reads the row above
- * from the shared row buffers. The eight rows' dependency chains (E along a
- * row) overlap instead of running one after another. Lane 7's outputs (row
- * top + 7) go back to the shared rows in place, behind lane 0's reads. The
- * skewed start takes each lane's values left of the columns from the
- * carries; the skewed end writes the carries back.
+ * align_avx2.c — Gotoh's recurrences for 8 DP rows at once with AVX2, the cpu
+ * backend's kernel (cpu-ref keeps the plain C rows of align_pass.c). Lane r
+ * holds row top + r one column behind lane r - 1: its left value is its own
+ * previous output, its upper and upper-left values lane r-1's outputs one and
+ * two steps before, lane 0 reads the shared row and lane 7 writes it back in
+ * place, so eight E chains overlap. The skewed start takes the values left of
+ * the columns from the carries; the skewed end writes the carries back.
  */
 #include "align_impl.h"
 

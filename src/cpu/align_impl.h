@@ -1,20 +1,12 @@
 /*
  * align_impl.h — what the alignment entry point (core/align_api.c), the pass
- * engine (align_pass.c) and the traceback driver (align_trace.c) share.
- *
- * A "pass" runs Gotoh's recurrences over a rectangle of rows x cols cells of
- * letter codes a[0, rows) and b[0, cols) (row i holds a[i-1], column j holds
- * b[j-1]; row 0 and column 0 are the boundary) and keeps one row of H and F
- * (O(cols) memory). Maximising, with open/extend penalties o >= e >= 0:
- *   E(i,j) = max(E(i,j-1) - e, H(i,j-1) - o)     gap in a (op D: b letter)
- *   F(i,j) = max(F(i-1,j) - e, H(i-1,j) - o)     gap in b (op I: a letter)
+ * engine (align_pass.c, align_avx2.c) and the traceback (align_trace.c) share.
+ * A pass runs Gotoh's recurrences (maximising; o >= e >= 0 penalties)
+ *   E(i,j) = max(E(i,j-1) - e, H(i,j-1) - o), F(i,j) = max(F(i-1,j) - e, H(i-1,j) - o),
  *   H(i,j) = max(H(i-1,j-1) + s(a_i, b_j), E, F [, 0 when local])
- * The boundary is either free (H = 0 on row 0 and column 0: local and
- * semi-global starts) or anchored at (0,0) with given H(0,0) and F(0,0):
- * then row 0 holds only horizontal gaps and column 0 only vertical ones.
- * Backward passes run the same recurrences on reversed copies of a and b.
- * Every value stays above SKSS__ALIGN_NEG - 2^29 > INT32_MIN: the entry
- * point refuses inputs whose scores could reach 2^29 in magnitude.
+ * over rows of a[0, rows) and columns of b[0, cols), row 0 and column 0 free
+ * (all 0) or anchored at (0,0) with given H and F; backward passes run it on
+ * reversed copies. The range check keeps every value above NEG - 2^29.
  */
 #ifndef SKSS_ALIGN_IMPL_H
 #define SKSS_ALIGN_IMPL_H

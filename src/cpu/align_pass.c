@@ -1,20 +1,12 @@
 /*
- * align_pass.c — one pass of Gotoh's recurrences over a rectangle (the
- * recurrences in align_impl.h), keeping one row of H and F.
- *
- * Sequentially (GOTOH, and small passes) the rows run one after another
- * over the whole width, in place in the row buffers; on the cpu backend 8
- * rows at a time (align_avx2.c), on cpu-ref one by one in plain C. In parallel
- * (TASKARRAY_CPU) the rectangle is a fair task array of tiles (Funasaka,
- * Nakano, Ito, SKSS task arrays, Sections II and IV; rowsync.h): a task row
- * is a band of SKSS__ALIGN_BAND DP rows, a task column a chunk of CHUNK
- * columns. Workers take bands by ticket and sweep them left to right; chunk
- * k of band r waits until band r-1 has finished chunk k, then updates the
- * shared row buffers in place over the chunk's columns, one DP row after
- * another. Each band carries, per DP row, H and E of the column left of the
- * chunk, and the H above-left of its first row (saved before it overwrote
- * that column), so one shared row of H and F serves every band: band r only
- * reads band r-1's last row, and only after band r-1 published it.
+ * align_pass.c — one pass of Gotoh's recurrences over a rectangle, keeping one
+ * row of H and F (docs/algorithms/align.md). Sequentially (GOTOH, small
+ * passes) rows run one after another over the whole width, 8 at a time with
+ * AVX2 on the cpu backend (align_avx2.c). In parallel (TASKARRAY_CPU) tiles of
+ * 64 rows x 2048 columns form a fair task array (Funasaka, Nakano, Ito, SKSS
+ * task arrays, Sections II and IV; rowsync.h): workers take bands by ticket,
+ * chunk k of band r waits for band r-1's chunk k and updates the shared rows in
+ * place; a band carries H and E left of its chunk and the H above-left of it.
  */
 #include <string.h>
 

@@ -1,24 +1,12 @@
 /*
- * align_trace.c — the alignment itself in O(m + n) memory: a segment (a
- * global alignment between two fixed corners) is split at checkpoint rows,
- * after Myers and Miller ("Optimal alignments in linear space", 1988).
- *
- * Split: a backward pass from the segment's end gives, at checkpoint rows
- * c_1 < ... < c_K, the best score from each cell to the end: Hb (any first
- * move) and Fb (first move vertical, its gap opened there). A forward pass
- * from the start (or from the last crossing) to c_s gives Hf and Ff (last
- * move vertical). The optimal path crosses row c_s at the column j and in
- * the way that maximise Hf + Hb (it visits (c_s, j)) or Ff + Fb + o - e (a
- * vertical gap runs through row c_s: one gap, so one opening is refunded).
- * The pieces between crossings are segments again: a gap through a
- * crossing ends the upper piece with a vertical move (end_v) and starts the
- * lower one with one that continues it (start_v: costs e). Small pieces run
- * the full DP with one direction byte per cell and trace back.
- * GOTOH: K = 1 (the middle row: Hirschberg / Myers-Miller), sequential.
- * TASKARRAY_CPU: big segments take up to 15 checkpoints, their passes run
- * as task arrays on all threads (align_pass.c); once every piece is small
- * the pieces are solved at once, one per thread, each as GOTOH does.
- * Every piece's optimum must equal what its split promised (else INTERNAL).
+ * align_trace.c — the alignment in O(m + n) memory after Myers and Miller
+ * ("Optimal alignments in linear space", 1988): a segment (a global alignment
+ * between two corners) is split where its optimal path crosses checkpoint rows,
+ * found by matching a backward pass's rows with forward passes' last rows; a
+ * gap through a crossing ends the upper piece vertically (end_v) and starts the
+ * lower one continuing it (start_v). Small pieces trace back a full DP. GOTOH:
+ * the middle row, one thread. TASKARRAY_CPU: up to 15 rows, passes on all
+ * threads, then the small pieces at once, one a thread (docs/algorithms/align.md).
  */
 #include <stdatomic.h>
 #include <string.h>
