@@ -483,6 +483,14 @@ static void test_misuse(void **state) {
   d.algorithm = SKSS_ALIGN_ALGORITHM_AUTO;
   skss_align_result r;
   assert_int_equal(skss_align(NULL, &d, "ACGT", "ACT", &r, ops), SKSS_ERR_INVALID_ARG);
+  int64_t score = 0;
+  d.mode = SKSS_ALIGN_MODE_GLOBAL;
+  assert_int_equal(skss_align_score_ops(ctx, &d, NULL, "ACT", 0, 0, "=", 1, &score), SKSS_ERR_INVALID_ARG);
+  assert_int_equal(skss_align_score_ops(ctx, &d, "ACGT", "ACT", 5, 0, "=", 1, &score), SKSS_ERR_INVALID_ARG);
+  assert_int_equal(skss_align_score_ops(ctx, &d, "ACGT", "ACT", 3, 3, "=", 1, &score), SKSS_ERR_INVALID_ARG);
+  assert_int_equal(skss_align_score_ops(ctx, &d, "ACGT", "ACT", 0, 0, "X", 1, &score), SKSS_ERR_INVALID_ARG);
+  assert_int_equal(skss_align_score_ops(ctx, &d, "ACGT", "ACT", 0, 0, "=IID", 4, &score), SKSS_OK);
+  assert_int_equal(score, 2 - 5 - 2 - 5);
   d.size = 8;
   expect_fail(ctx, &d, "ACGT", "ACT", ops, SKSS_ERR_INVALID_ARG, "desc->size");
 }

@@ -372,8 +372,10 @@ skss_status skss_align_score_ops(skss_ctx *ctx, const skss_align_desc *desc, con
   SKSS__CHECK_CTX(ctx);
   SKSS__CHECK_DESC(ctx, SFN, desc, skss_align_desc);
   if (score == NULL || count < 0 || (count > 0 && ops == NULL) || a_begin < 0 || b_begin < 0 ||
-      a_begin > desc->a_len || b_begin > desc->b_len)
-    return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: bad score, ops, count or begin", SFN);
+      a_begin > desc->a_len || b_begin > desc->b_len || (desc->a_len > 0 && a == NULL) ||
+      (desc->b_len > 0 && b == NULL))
+    return skss__fail(ctx, SKSS_ERR_INVALID_ARG,
+                      "%s: a NULL score, ops, a or b, a negative count, or a begin outside a or b", SFN);
   scoring s;
   skss_status st = build_scoring(ctx, SFN, desc, &s);
   if (st != SKSS_OK) return st;
