@@ -58,10 +58,13 @@ TARGET void skss__align_rows8_avx2(const skss__align_pass *p, const skss__align_
     if (p->local) hv = _mm256_max_epi32(hv, zero);
     const __m256i j = _mm256_sub_epi32(_mm256_set1_epi32((int32_t)t), lane);
     if (all) {
-      /* valid lanes: lo <= j < hi */
-      const __m256i valid = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)lo), j),
-                                                _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)hi), j));
-      const __m256i better = _mm256_and_si256(valid, _mm256_cmpgt_epi32(hv, bestv));
+      /* every lane is inside [lo, hi) but in the skewed first and last 7 steps */
+      __m256i better = _mm256_cmpgt_epi32(hv, bestv);
+      if (t < lo + 7 || t >= hi) {
+        const __m256i valid = _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)lo), j),
+                                                  _mm256_cmpgt_epi32(_mm256_set1_epi32((int32_t)hi), j));
+        better = _mm256_and_si256(valid, better);
+      }
       bestv = _mm256_blendv_epi8(bestv, hv, better);
       bestj = _mm256_blendv_epi8(bestj, j, better);
     }
