@@ -63,7 +63,9 @@ enum {
   BENCH_SUITE_SAT_MATRIX = 1u << (SKSS_OP_COMPACT + 5),
   /* The task-array scheduler's cost a task on the GPU (skss_cuda.cuh: a
    * forward array of no-op tasks; not part of "all": name it). */
-  BENCH_SUITE_TASKARRAY = 1u << (SKSS_OP_COMPACT + 6)
+  BENCH_SUITE_TASKARRAY = 1u << (SKSS_OP_COMPACT + 6),
+  /* Pairwise alignment, 10 kbp to 10 Mbp (not part of "all": name it). */
+  BENCH_SUITE_ALIGN = 1u << (SKSS_OP_COMPACT + 7)
 };
 
 /* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
@@ -170,6 +172,8 @@ typedef struct bench_case {
   int no_script_peers; /* the Python peers skip the case (the in-process ones still run) */
   int single_call;    /* GPU: also time AUTO one call at a time, events around the call */
   int copy_row;       /* GPU: also time a device-to-device copy of the case's bytes */
+  uint32_t skipped;   /* backends left out for time: a skipped row each, saying skip_reason */
+  char skip_reason[96];
   double ref_s;       /* seconds of the reference's one call in prepare */
   union {
     struct {
@@ -195,6 +199,7 @@ typedef struct bench_case {
       int papers;
       skss_scalar above;
     } compact;
+    struct { int64_t n; int traceback; } align; /* a of n letters, b its mutated copy */
   } p;
 } bench_case;
 
@@ -246,6 +251,7 @@ extern const bench_primitive bench_sat;
 extern const bench_primitive bench_halftone;
 extern const bench_primitive bench_knapsack;
 extern const bench_primitive bench_compact;
+extern const bench_primitive bench_align;
 
 /* The SKSS paper's own Table I times (Titan X), a note of every run of
  * suite knapsack-papers (bench_knapsack.c). */

@@ -38,6 +38,7 @@ static const bench_primitive *const PRIMITIVES[] = {
     [SKSS_OP_HALFTONE] = &bench_halftone,
     [SKSS_OP_KNAPSACK] = &bench_knapsack,
     [SKSS_OP_COMPACT] = &bench_compact,
+    [SKSS_OP_ALIGN] = &bench_align,
 };
 
 const char *bench_op_name(skss_op op) { return PRIMITIVES[op]->name; }
@@ -398,6 +399,16 @@ static void run_backend(case_run *cr, skss_backend b, skss_ctx *ctx) {
   if (b == SKSS_BACKEND_CUDA) device_extras(cr, ctx);
 }
 
+/* A backend the case leaves out for time: one row that says so. */
+static void skipped_row(case_run *cr, skss_backend b, skss_ctx *ctx) {
+  const bench_case *c = &cr->rep->cases.items[cr->ci];
+  bench_row *r = add_our_row(cr, 0, b, ctx);
+  if (r == NULL) return;
+  r->outcome = BENCH_ROW_TIMEOUT;
+  snprintf(r->message, sizeof r->message, "%s", c->skip_reason);
+  progress(cr->cfg, c, r);
+}
+
 static void run_case(const bench_config *cfg, bench_report *rep, size_t ci, skss_ctx *ref,
                      skss_ctx *const ctxs[], bench_gpu *gpu) {
   bench_case *c = &rep->cases.items[ci];
@@ -425,9 +436,11 @@ static void run_case(const bench_config *cfg, bench_report *rep, size_t ci, skss
     if (cr.prim->device->upload(cr.job, gpu, cr.device_err) != 0 && cr.device_err[0] == '\0')
       snprintf(cr.device_err, sizeof cr.device_err, "the upload to the device failed");
   }
-  for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++)
+  for (int b = SKSS_BACKEND_CPU_REF; b <= SKSS_BACKEND_CUDA; b++) {
     if (ctxs[b] != NULL && (c->backends == 0 || (c->backends >> b) & 1u))
       run_backend(&cr, (skss_backend)b, ctxs[b]);
+    if (ctxs[b] != NULL && (c->skipped >> b) & 1u) skipped_row(&cr, (skss_backend)b, ctxs[b]);
+  }
   cr.prim->release(cr.job);
 }
 
@@ -486,8 +499,9 @@ static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BE
     }
     for (int k = 0; bench_compact_paper_notes[k] != NULL; k++) add_note(rep, bench_compact_paper_notes[k]);
   }
-  for (int op = SKSS_OP_SAT; op <= SKSS_OP_COMPACT; op++) {
-    unsigned bits = 1u << op |
+  for (int op = SKSS_OP_SAT; op <= SKSS_OP_ALIGN; op++) {
+    unsigned bits = op == SKSS_OP_ALIGN ? (unsigned)BENCH_SUITE_ALIGN :
+                    1u << op |
                     (op == SKSS_OP_SAT ? (unsigned)(BENCH_SUITE_SAT_PAPERS | BENCH_SUITE_SAT_MATRIX) : 0u) |
                     (op == SKSS_OP_HALFTONE ? (unsigned)BENCH_SUITE_HALFTONE_PAPERS : 0u) |
                     (op == SKSS_OP_KNAPSACK ? (unsigned)BENCH_SUITE_KNAPSACK_PAPERS : 0u) |

@@ -213,7 +213,8 @@ typedef enum skss_op {
   SKSS_OP_SAT = 0,
   SKSS_OP_HALFTONE,
   SKSS_OP_KNAPSACK,
-  SKSS_OP_COMPACT
+  SKSS_OP_COMPACT,
+  SKSS_OP_ALIGN
 } skss_op;
 
 /* The backend that runs primitive `op` with its AUTO algorithm on this
@@ -659,6 +660,157 @@ SKSS_API skss_status skss_compact(skss_ctx *ctx, const skss_compact_desc *desc,
                                   const void *in, void *out_values /* OUT, optional */,
                                   int64_t *out_indices /* OUT, optional */,
                                   int64_t *count /* OUT */);
+
+/* ------------------------------------------------------------------------ */
+/* Pairwise sequence alignment with affine gaps                             */
+/* ------------------------------------------------------------------------ */
+
+/* Sequences a (length m) and b (length n) are byte strings of letters.
+ * Scores: s(x, y) for a letter x of a against a letter y of b, and a gap of
+ * L >= 1 letters (a run of consecutive I, or of consecutive D, below) costs
+ * gap_open + (L - 1) * gap_extend: gap_open is the penalty of a gap's first
+ * letter and gap_extend of each further one (parasail's convention; in
+ * Biopython's PairwiseAligner that is open_gap_score = -gap_open and
+ * extend_gap_score = -gap_extend). 0 <= gap_extend <= gap_open.
+ * The score of an alignment is the sum of s over its aligned pairs minus its
+ * gap costs; every mode returns the best score (Gotoh's recurrences):
+ *  GLOBAL:      a and b aligned end to end (Needleman-Wunsch; parasail nw);
+ *  LOCAL:       the best-scoring pair of substrings a[i0, i1) and b[j0, j1),
+ *               never below 0 (Smith-Waterman; parasail sw);
+ *  SEMI_GLOBAL: free end gaps in both sequences: letters before the
+ *               alignment in a *or* in b, and letters after it in a *or* in
+ *               b, cost nothing (the alignment starts in the first row or
+ *               the first column of the DP table and ends in its last row or
+ *               last column); what is left is aligned as in GLOBAL. This is
+ *               Biopython's global mode with end_gap_score = 0, and
+ *               parasail's sg except that parasail leaves out the empty
+ *               alignments in the corner cells (m, 0) and (0, n): when every
+ *               other alignment scores below 0 it reports that score, skss
+ *               reports 0 (so skss = max(0, parasail's sg)). */
+typedef enum skss_align_mode {
+  SKSS_ALIGN_MODE_GLOBAL = 0,
+  SKSS_ALIGN_MODE_LOCAL = 1,
+  SKSS_ALIGN_MODE_SEMI_GLOBAL = 2
+} skss_align_mode;
+
+/* Where the letter scores s(x, y) come from:
+ *  MATCH_MISMATCH: letters A-Z in either case (a == A); s = match for
+ *                  equal letters, mismatch for different ones (both are
+ *                  scores: mismatch is usually negative);
+ *  BLOSUM62:       the BLOSUM62 matrix over "ARNDCQEGHILKMFPSTWYVBZX*"
+ *                  (either case);
+ *  MATRIX:         the caller's k x k matrix (row-major; row = letter of a,
+ *                  column = letter of b) over the k <= 32 distinct letters of
+ *                  `alphabet` (printable ASCII; letters match either case).
+ * Any other byte in a or b is SKSS_ERR_INVALID_ARG naming its position. */
+typedef enum skss_align_scoring {
+  SKSS_ALIGN_SCORING_MATCH_MISMATCH = 0,
+  SKSS_ALIGN_SCORING_BLOSUM62 = 1,
+  SKSS_ALIGN_SCORING_MATRIX = 2
+} skss_align_scoring;
+
+/* What the call computes:
+ *  SCORE:     the score and the end of an optimal alignment (a_end, b_end;
+ *             the begin fields are -1 unless the mode fixes them: GLOBAL);
+ *  ENDS:      the score, its begin and its end (local and semi-global
+ *             modes run a second, backward pass for the begin);
+ *  ALIGNMENT: everything, with the alignment itself in `ops`. */
+typedef enum skss_align_output {
+  SKSS_ALIGN_OUTPUT_SCORE = 0,
+  SKSS_ALIGN_OUTPUT_ENDS = 1,
+  SKSS_ALIGN_OUTPUT_ALIGNMENT = 2
+} skss_align_output;
+
+typedef enum skss_align_algorithm {
+  SKSS_ALIGN_ALGORITHM_AUTO = 0,
+  /* Gotoh's recurrences row after row on one thread; the alignment by
+   * Myers and Miller's linear-space divide and conquer (CPU_REF and CPU): */
+  SKSS_ALIGN_ALGORITHM_GOTOH = 1,
+  /* ours, CPU: tiles of rows x columns as a fair task array on the threads
+   * (row bands by ticket, SKSS); the alignment from checkpoint rows of a
+   * backward pass, each segment between them found by a forward pass, the
+   * segments then solved at once on the threads: */
+  SKSS_ALIGN_ALGORITHM_TASKARRAY_CPU = 2
+} skss_align_algorithm;
+
+/* Every backend returns the same score, begin and end: among optimal
+ * alignments the end is the one with the smallest a_end, then the smallest
+ * b_end; the begin (for that end) the one with the largest a_begin, then the
+ * largest b_begin. The alignment is one optimal alignment between them; which
+ * one (among equal scores) may differ between backends and algorithms.
+ * Positions are 0-based and half-open: the alignment covers
+ * a[a_begin, a_end) and b[b_begin, b_end). An empty optimal local alignment
+ * (score 0) is at a_begin = a_end = b_begin = b_end = 0. */
+typedef struct skss_align_result {
+  int64_t score;
+  int64_t a_begin, a_end;
+  int64_t b_begin, b_end;
+  int64_t length;  /* ALIGNMENT: the number of ops written; else 0 */
+} skss_align_result;
+
+/* Scores are computed in int32: a call fails with SKSS_ERR_OVERFLOW, before
+ * any work, when (m + n + 2) * W >= 2^29, W the largest of |s(x, y)|,
+ * gap_open and gap_extend (so no intermediate value can wrap); DNA with
+ * scores and penalties up to 10 allows m + n up to 53 million.
+ * Memory (host, from the context's allocator; the sequences and ops are the
+ * caller's), linear in the lengths: 2 (m + n) bytes of letter codes (with
+ * the reversed copies for the begin and the alignment) and 8 (n + 1) bytes
+ * for a row of H and F, plus
+ *  GOTOH, with the alignment: 18 (n + 1) bytes and 64 KiB;
+ *  TASKARRAY_CPU: m bytes of band progress counters and, with the
+ *         alignment, 8 (n + 1) bytes for each of up to 15 checkpoint rows
+ *         (at most 1 GiB of them) and 18 (w + 1) bytes and 64 KiB per
+ *         thread, w the widest piece between checkpoints (at most n).
+ * Two 1 Mbp sequences align (with the alignment) in under 200 MB. */
+typedef struct skss_align_desc {
+  size_t size;                 /* sizeof(skss_align_desc) */
+  int64_t a_len, b_len;        /* m and n, >= 0 */
+  skss_align_mode mode;
+  skss_align_output output;
+  skss_align_algorithm algorithm;
+  skss_align_scoring scoring;
+  int32_t match, mismatch;     /* MATCH_MISMATCH: the scores s(x, x), s(x, y) */
+  const char *alphabet;        /* MATRIX: its k letters, NUL-terminated */
+  const int32_t *matrix;       /* MATRIX: k * k scores */
+  int32_t gap_open, gap_extend; /* penalties, 0 <= gap_extend <= gap_open */
+  int64_t ops_capacity;        /* ALIGNMENT: bytes at `ops`, >= m + n */
+} skss_align_desc;
+
+#define SKSS_ALIGN_DESC_INIT \
+  { sizeof(skss_align_desc), 0, 0, SKSS_ALIGN_MODE_GLOBAL, SKSS_ALIGN_OUTPUT_SCORE, \
+    SKSS_ALIGN_ALGORITHM_AUTO, SKSS_ALIGN_SCORING_MATCH_MISMATCH, 1, -1, NULL, NULL, 1, 1, 0 }
+
+/* Aligns a (a_len bytes) with b (b_len bytes) and writes *result. With
+ * output ALIGNMENT, `ops` receives result->length bytes, one per alignment
+ * column from begin to end: '=' (a letter of a against the same letter of
+ * b, the same code in the matrix), 'X' (against a different one), 'I' (a
+ * letter of a against a gap: an insertion in a, as in SAM with a the query)
+ * or 'D' (a letter of b against a gap). ops_capacity must be at least
+ * a_len + b_len, the longest alignment (checked before any work). The CPU
+ * backend runs on the context's threads; the CUDA backend has no alignment
+ * kernels yet (SKSS_ERR_UNSUPPORTED; an AUTO context runs it on the CPU).
+ * a, b may be NULL when their length is 0. */
+SKSS_API skss_status skss_align(skss_ctx *ctx, const skss_align_desc *desc, const char *a,
+                                const char *b, skss_align_result *result /* OUT */,
+                                char *ops /* OUT, ALIGNMENT only */);
+
+/* The CIGAR string of `count` ops (runs of equal ops: "3=1X2I"), NUL-
+ * terminated, in out[0, capacity). *length (required) receives its length
+ * without the NUL. out may be NULL with capacity 0 to ask for the length
+ * (SKSS_OK); a capacity of at most *length is SKSS_ERR_INVALID_ARG (nothing
+ * useful written). An op other than =, X, I, D, M is SKSS_ERR_INVALID_ARG. */
+SKSS_API skss_status skss_align_cigar(const char *ops, int64_t count, char *out /* OUT */,
+                                      size_t capacity, size_t *length /* OUT */);
+
+/* Re-scores an alignment given as ops (the scoring and gap fields of desc;
+ * a and b of desc's lengths, the ops starting at a[a_begin] and b[b_begin];
+ * '=' and 'X' may also be written 'M'): *score = its score. Fails with
+ * SKSS_ERR_INVALID_ARG when the ops run past a or b, or when an '=' or 'X'
+ * does not match its letters. For tests and for checking other tools. */
+SKSS_API skss_status skss_align_score_ops(skss_ctx *ctx, const skss_align_desc *desc,
+                                          const char *a, const char *b, int64_t a_begin,
+                                          int64_t b_begin, const char *ops, int64_t count,
+                                          int64_t *score /* OUT */);
 
 /* ------------------------------------------------------------------------ */
 /* Task arrays (CPU runner)                                                 */

@@ -2,7 +2,8 @@
 # deps.sh — installs what a fresh Debian 12 machine lacks to build, test and
 # run skss: the C toolchain, CMake/Ninja, libspng, cmocka and cJSON from
 # Debian's packages; clang's libFuzzer runtime for the fuzz replay; and, from
-# PyPI, the Python peers (NumPy, Pillow, OpenCV, OR-Tools, pytest, matplotlib)
+# PyPI, the Python peers (NumPy, Pillow, OpenCV, OR-Tools, parasail, Biopython,
+# pytest, matplotlib)
 # what builds the Python package (scikit-build-core, nanobind) and Dask for
 # its skss.dask tests.
 # Idempotent and quiet when everything is present. The CUDA toolkit is not
@@ -17,8 +18,8 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(build-essential cmake ninja-build pkg-config libspng-dev libcmocka-dev libcjson-dev
   python3 python3-venv python3-pip clang libclang-rt-14-dev)
 PY_PACKAGES=(numpy pillow opencv-python-headless ortools pytest matplotlib scikit-build-core nanobind
-  "dask[array,distributed]")
-PY_IMPORTS="import numpy, PIL, cv2, ortools, pytest, matplotlib, scikit_build_core, nanobind, dask.array, distributed"
+  "dask[array,distributed]" parasail biopython)
+PY_IMPORTS="import numpy, PIL, cv2, ortools, pytest, matplotlib, scikit_build_core, nanobind, dask.array, distributed, parasail, Bio"
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

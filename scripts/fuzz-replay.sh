@@ -12,7 +12,7 @@ set -euo pipefail
 seconds="${1:-20}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${SKSS_FUZZ_BUILD:-$root/build-fuzz}"
-targets=(fuzz_pnm fuzz_png fuzz_npy fuzz_knapsack)
+targets=(fuzz_pnm fuzz_png fuzz_npy fuzz_knapsack fuzz_fasta)
 
 cc="${CC:-}"
 if [[ -z "$cc" ]]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU peers of `skss bench`: Pillow, OpenCV, OR-Tools and NumPy on the bench's cases.
+"""CPU peers of `skss bench`: Pillow, OpenCV, OR-Tools, NumPy and parasail on the bench's cases.
 
 `skss bench` (bench/bench_peers.c) runs this script once with every case's spec,
 the seed, the thread count and the timing plan, and reads one JSON document
@@ -23,6 +23,12 @@ Specs:
                               given (suite compact-papers: every dtype, the
                               element's top bits of the hash word for integers,
                               [0, 1) for floats), else 0.5 (f32) or 0 (i32)
+
+  align:N:score|trace         parasail's nw_scan_32 (score) and nw_trace_scan_32
+                              (traceback: it keeps the whole N x M table, so only
+                              up to ALIGN_TRACE_MAX letters), one thread: parasail
+                              aligns one pair on one core; a call expected to take
+                              over ALIGN_LIMIT_S is not started
 
 A peer whose module is missing is reported with status "unavailable"; a solver
 that runs past its limit with status "timeout". The script never fails on a
@@ -302,6 +308,52 @@ def knapsack_peers(spec, fields, a, plan, cache):
     return [row(spec, r["peer"], **{k: v for k, v in r.items() if k != "peer"}) for r in cache[key]]
 
 
+ALIGN_LETTERS = np.frombuffer(b"ACGT", np.uint8)
+ALIGN_MUTATION_SALT = 0xA11C
+ALIGN_TRACE_MAX = 12000
+ALIGN_LIMIT_S = 60.0
+ALIGN_PEER_RATE = 1.0e9  # cells/s parasail's scan reaches on one core here or better
+
+
+def align_pair(seed, n):
+    """align_fill of bench/bench_align.c: a random DNA sequence and its copy
+    with deletions, insertions and substitutions (about 10%)."""
+    a = ALIGN_LETTERS[(hash_range(seed, 0, n) >> np.uint64(62)).astype(np.int64)]
+    w = hash_range((seed + ALIGN_MUTATION_SALT) & 0xFFFFFFFFFFFFFFFF, 0, n)
+    u = (w % np.uint64(300)).astype(np.int64)
+    inserted = ALIGN_LETTERS[((w >> np.uint64(32)) & np.uint64(3)).astype(np.int64)]
+    replaced = ALIGN_LETTERS[((w >> np.uint64(34)) & np.uint64(3)).astype(np.int64)]
+    kept = np.where((u >= 20) & (u < 30), replaced, a)
+    pairs = np.stack([inserted, kept], axis=1)
+    mask = np.stack([(u >= 10) & (u < 20), u >= 10], axis=1)
+    return a.tobytes().decode(), pairs[mask].tobytes().decode()
+
+
+def align_peers(spec, fields, a, plan, cache):
+    n, what = int(fields[0]), fields[1]
+    name = "parasail nw_trace_scan_32" if what == "trace" else "parasail nw_scan_32"
+    try:
+        import parasail
+    except Exception as exc:
+        return [failed(spec, name, exc)]
+    if ("align", n) not in cache:
+        cache[("align", n)] = align_pair(a.seed, n)
+    x, y = cache[("align", n)]
+    cells = float(len(x)) * len(y)
+    if what == "trace" and n > ALIGN_TRACE_MAX:
+        return [row(spec, name, status="unavailable",
+                    message=f"parasail's traceback keeps the whole table ({cells / 1e9:.0f} G cells); "
+                            f"run up to {ALIGN_TRACE_MAX} letters")]
+    if cells / ALIGN_PEER_RATE > ALIGN_LIMIT_S:
+        return [row(spec, name, status="timeout",
+                    message=f"not started: about {cells / ALIGN_PEER_RATE:.0f} s a call on one core "
+                            f"(limit {ALIGN_LIMIT_S:g} s)")]
+    matrix = parasail.matrix_create("ACGT", 2, -3)
+    fn = parasail.nw_trace_scan_32 if what == "trace" else parasail.nw_scan_32
+    return [measured(spec, name, lambda: fn(x, y, 5, 2, matrix).score, lambda r: [r, 0], plan,
+                     message="one thread: parasail aligns a pair on one core")]
+
+
 COMPACT_INTS = {"u8": np.uint8, "i8": np.int8, "u16": np.uint16, "i16": np.int16, "u32": np.uint32,
                 "i32": np.int32, "u64": np.uint64, "i64": np.int64}
 
@@ -351,6 +403,8 @@ def run_case(spec, a, plan, cache):
             return knapsack_peers(spec, fields, a, plan, cache)
         if kind == "compact":
             return compact_peers(spec, fields, a, plan)
+        if kind == "align":
+            return align_peers(spec, fields, a, plan, cache)
     except Exception as exc:  # one broken case must not lose the others
         return [failed(spec, kind, exc)]
     return []
@@ -358,7 +412,7 @@ def run_case(spec, a, plan, cache):
 
 def versions():
     out = {"numpy": np.__version__}
-    for name, module in (("pillow", "PIL"), ("opencv", "cv2"), ("ortools", "ortools")):
+    for name, module in (("pillow", "PIL"), ("opencv", "cv2"), ("ortools", "ortools"), ("parasail", "parasail")):
         try:
             out[name] = __import__(module).__version__
         except Exception:

@@ -1,5 +1,6 @@
 """skss: summed-area tables, box filters, error-diffusion halftoning, the 0-1
-knapsack and stream compaction on NumPy arrays and on GPU arrays (CuPy,
+knapsack, stream compaction and pairwise sequence alignment (host strings)
+on NumPy arrays and on GPU arrays (CuPy,
 PyTorch, JAX), by the skss C library.
 
 Every function takes an optional ``ctx`` (a :class:`Context`); without one it
@@ -30,6 +31,8 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import re
+import typing
 
 import numpy as np
 
@@ -49,7 +52,7 @@ from ._skss import (  # noqa: F401  (re-exported)
 )
 
 __all__ = [
-    "Context", "default_context", "sat", "boxfilter", "halftone", "knapsack", "compact",
+    "Context", "default_context", "sat", "boxfilter", "halftone", "knapsack", "compact", "align", "Alignment",
     "Error", "InvalidArgumentError", "UnsupportedError", "OutOfMemoryError", "NoDeviceError",
     "CudaError", "OverflowError", "CallbackError", "InternalError", "__version__",
 ]
@@ -311,6 +314,73 @@ def _int_bounds(keep: str, x):
     lo, hi = math.floor(f), math.ceil(f)
     return {"lt": ("le", lo), "le": ("le", lo), "gt": ("ge", hi), "ge": ("ge", hi),
             "eq": (None, False), "ne": (None, True)}[keep]
+
+
+class Alignment(typing.NamedTuple):
+    """The result of :func:`align`: the score, the aligned ranges
+    ``a[a_begin:a_end]`` and ``b[b_begin:b_end]`` and the alignment as one op
+    a column (``ops``: ``=`` match, ``X`` mismatch, ``I`` a letter of a against
+    a gap, ``D`` a letter of b against a gap) and as a CIGAR string."""
+    score: int
+    a_begin: int
+    a_end: int
+    b_begin: int
+    b_end: int
+    ops: str
+    cigar: str
+
+
+_ALIGN_MODES = {"global": 0, "local": 1, "semi-global": 2}
+_ALIGN_OUTPUTS = {"score": 0, "ends": 1, "alignment": 2}
+
+
+def _cigar(ops: str) -> str:
+    return "".join(f"{len(run)}{run[0]}" for run in re.findall(r"(=+|X+|I+|D+)", ops))
+
+
+def align(a, b, mode: str = "global", *, match: int = 2, mismatch: int = -3, matrix=None, alphabet=None,
+          gap_open: int = 5, gap_extend: int = 2, output: str = "alignment", algorithm: str = "auto",
+          ctx: Context | None = None) -> Alignment:
+    """Pairwise alignment with affine gaps (Gotoh), in O(len(a) + len(b)) memory.
+
+    ``a`` and ``b`` are ``str`` or ``bytes`` of letters. ``mode`` is
+    ``"global"`` (end to end), ``"local"`` (Smith-Waterman) or
+    ``"semi-global"`` (free end gaps in both sequences, parasail's ``sg``).
+    Letters score ``match`` when equal and ``mismatch`` (a score: negative)
+    when not, letters A-Z in either case; or ``matrix="blosum62"``; or a k x k
+    integer ``matrix`` over the k letters of ``alphabet``. A gap of L letters
+    costs ``gap_open + (L - 1) * gap_extend`` (parasail's convention; both
+    penalties >= 0 and gap_extend <= gap_open). ``output="score"`` computes
+    only the score and the end (begins are -1, except for global), ``"ends"``
+    the begins too, ``"alignment"`` (default) also ``ops`` and ``cigar``.
+    Every backend returns the same score, begin and end; the ops are one
+    optimal alignment. Runs on the CPU (host memory).
+    """
+    a_bytes = a.encode("ascii") if isinstance(a, str) else bytes(a)
+    b_bytes = b.encode("ascii") if isinstance(b, str) else bytes(b)
+    if mode not in _ALIGN_MODES:
+        raise ValueError(f"mode must be one of {sorted(_ALIGN_MODES)}, not {mode!r}")
+    if output not in _ALIGN_OUTPUTS:
+        raise ValueError(f"output must be one of {sorted(_ALIGN_OUTPUTS)}, not {output!r}")
+    scoring, table, letters = 0, None, None
+    if isinstance(matrix, str):
+        if matrix.lower() != "blosum62":
+            raise ValueError(f"matrix: unknown matrix {matrix!r} (blosum62, or a k x k array)")
+        scoring = 1
+    elif matrix is not None:
+        if alphabet is None:
+            raise ValueError("a matrix array needs its alphabet")
+        table = np.ascontiguousarray(matrix, dtype=np.int32)
+        if table.ndim != 2 or table.shape != (len(alphabet), len(alphabet)):
+            raise ValueError(f"matrix must be {len(alphabet)} x {len(alphabet)} for alphabet {alphabet!r}")
+        scoring, letters = 2, str(alphabet)
+    c = _ctx(ctx)
+    score, a0, a1, b0, b1, ops = _skss.align(
+        c, a_bytes, b_bytes, _ALIGN_MODES[mode], _ALIGN_OUTPUTS[output], _algorithm("align", algorithm), scoring,
+        operator.index(match), operator.index(mismatch), letters, table, operator.index(gap_open),
+        operator.index(gap_extend))
+    text = ops.decode("ascii")
+    return Alignment(score, a0, a1, b0, b1, text, _cigar(text))
 
 
 def compact(a, *, gt=None, ge=None, lt=None, le=None, eq=None, ne=None, range=None, mask=None,

@@ -3,7 +3,7 @@
 # of one library -- torch.Tensor, cupy.ndarray, jax.Array, or another array with
 # __dlpack__ / __cuda_array_interface__ -- whose type its array results keep.
 import builtins
-from typing import Any, Literal, Protocol, TypeVar, overload
+from typing import Any, Literal, NamedTuple, Protocol, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -82,6 +82,20 @@ def knapsack(weights: npt.ArrayLike | _GpuArray, values: npt.ArrayLike | _GpuArr
              max_bytes: int = 0, ctx: Context | None = None) -> Any:
     """int or (int, bool mask)[, by-capacity table]; arrays of K for a batch
     (of the inputs' library and device for GPU inputs)."""
+
+class Alignment(NamedTuple):
+    score: int
+    a_begin: int
+    a_end: int
+    b_begin: int
+    b_end: int
+    ops: str
+    cigar: str
+
+def align(a: str | bytes, b: str | bytes, mode: str = "global", *, match: int = 2, mismatch: int = -3,
+          matrix: str | npt.ArrayLike | None = None, alphabet: str | None = None, gap_open: int = 5,
+          gap_extend: int = 2, output: str = "alignment", algorithm: str = "auto",
+          ctx: Context | None = None) -> Alignment: ...
 
 @overload
 def compact(a: np.ndarray | npt.ArrayLike, *, gt: float | None = None, ge: float | None = None,

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _skss
 
-_OP = {"sat": 0, "halftone": 1, "knapsack": 2, "compact": 3}
+_OP = {"sat": 0, "halftone": 1, "knapsack": 2, "compact": 3, "align": 4}
 # cudaStreamLegacy, cudaStreamPerThread: streams no one destroys
 _LEGACY, _PER_THREAD = 1, 2
 _NO_SCOPE = contextlib.nullcontext()

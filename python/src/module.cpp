@@ -204,6 +204,42 @@ void knapsack(Context &c, nb::handle weights_h, nb::handle values_h, int64_t cap
   });
 }
 
+/* Pairwise alignment of two byte strings; matrix: k x k int32 (C order) or
+ * None. Returns (score, a_begin, a_end, b_begin, b_end, ops) with ops a
+ * bytes object (empty unless the alignment was asked for). */
+nb::tuple align(Context &c, nb::bytes a, nb::bytes b, int mode, int output, int algorithm, int scoring,
+                int32_t match, int32_t mismatch, std::optional<std::string> alphabet, nb::handle matrix_h,
+                int32_t gap_open, int32_t gap_extend) {
+  skss_align_desc d = SKSS_ALIGN_DESC_INIT;
+  d.a_len = (int64_t)a.size();
+  d.b_len = (int64_t)b.size();
+  d.mode = (skss_align_mode)mode;
+  d.output = (skss_align_output)output;
+  d.algorithm = (skss_align_algorithm)algorithm;
+  d.scoring = (skss_align_scoring)scoring;
+  d.match = match;
+  d.mismatch = mismatch;
+  d.gap_open = gap_open;
+  d.gap_extend = gap_extend;
+  std::optional<in_array> matrix;
+  if (!matrix_h.is_none()) {
+    matrix.emplace(matrix_h);
+    d.matrix = static_cast<const int32_t *>(matrix->data());
+  }
+  if (alphabet) d.alphabet = alphabet->c_str();
+  std::string ops;
+  if (d.output == SKSS_ALIGN_OUTPUT_ALIGNMENT) {
+    d.ops_capacity = d.a_len + d.b_len;
+    ops.resize((size_t)d.ops_capacity);
+  }
+  skss_align_result r;
+  run(c, [&](skss_ctx *ctx) {
+    return skss_align(ctx, &d, a.c_str(), b.c_str(), &r, ops.empty() ? nullptr : &ops[0]);
+  });
+  ops.resize((size_t)r.length);
+  return nb::make_tuple(r.score, r.a_begin, r.a_end, r.b_begin, r.b_end, nb::bytes(ops.data(), ops.size()));
+}
+
 /* A scalar of the compaction's comparisons in the field its dtype reads. */
 skss_scalar scalar(int dtype, nb::handle x) {
   skss_scalar s;
@@ -321,6 +357,8 @@ NB_MODULE(_skss, m) {
   m.def("halftone", &halftone);
   m.def("knapsack", &knapsack, "ctx"_a, "weights"_a, "values"_a, "capacity"_a, "algorithm"_a,
         "max_bytes"_a, "best"_a, "taken"_a.none(), "table"_a.none());
+  m.def("align", &align, "ctx"_a, "a"_a, "b"_a, "mode"_a, "output"_a, "algorithm"_a, "scoring"_a, "match"_a,
+        "mismatch"_a, "alphabet"_a.none(), "matrix"_a.none(), "gap_open"_a, "gap_extend"_a);
   m.def("compact", &compact, "ctx"_a, "in"_a.none(), "n"_a, "dtype"_a, "keep"_a, "a"_a, "b"_a, "mask"_a.none(),
         "values"_a.none(), "indices"_a.none(), "algorithm"_a);
   m.def("algorithm_from_name", &algorithm_from_name);

@@ -84,6 +84,12 @@ static const alg_row COMPACT_ALGS[] = {
     {SKSS_COMPACT_ALGORITHM_ONEPASS, "onepass", B_CUDA},
 };
 
+static const alg_row ALIGN_ALGS[] = {
+    {SKSS_ALIGN_ALGORITHM_AUTO, "auto", B_ALL},
+    {SKSS_ALIGN_ALGORITHM_GOTOH, "gotoh", B_REF | B_CPU},
+    {SKSS_ALIGN_ALGORITHM_TASKARRAY_CPU, "taskarray-cpu", B_CPU},
+};
+
 /* What AUTO means per backend: the oracle on CPU_REF, the fastest on CPU.
  * The CUDA column is -1 for primitives whose CUDA kernels have not landed. */
 typedef struct auto_row {
@@ -95,9 +101,10 @@ static const auto_row AUTOS[] = {
     [SKSS_OP_HALFTONE] = {SKSS_HALFTONE_ALGORITHM_ED, SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU, SKSS_HALFTONE_ALGORITHM_STRIPS},
     [SKSS_OP_KNAPSACK] = {SKSS_KNAPSACK_ALGORITHM_DP, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU, SKSS_KNAPSACK_ALGORITHM_STRIPS},
     [SKSS_OP_COMPACT] = {SKSS_COMPACT_ALGORITHM_LOOP, SKSS_COMPACT_ALGORITHM_SCAN_CPU, SKSS_COMPACT_ALGORITHM_ONEPASS},
+    [SKSS_OP_ALIGN] = {SKSS_ALIGN_ALGORITHM_GOTOH, SKSS_ALIGN_ALGORITHM_TASKARRAY_CPU, -1},
 };
 
-static const char *const OP_NAMES[] = {"sat", "halftone", "knapsack", "compact"};
+static const char *const OP_NAMES[] = {"sat", "halftone", "knapsack", "compact", "align"};
 
 static const alg_row *table(skss_op op, size_t *n) {
 #define T(arr) (*n = sizeof(arr) / sizeof(arr[0]), arr)
@@ -106,6 +113,7 @@ static const alg_row *table(skss_op op, size_t *n) {
     case SKSS_OP_HALFTONE: return T(HALFTONE_ALGS);
     case SKSS_OP_KNAPSACK: return T(KNAPSACK_ALGS);
     case SKSS_OP_COMPACT: return T(COMPACT_ALGS);
+    case SKSS_OP_ALIGN: return T(ALIGN_ALGS);
   }
 #undef T
   *n = 0;
@@ -153,7 +161,7 @@ int skss_algorithm_supported(skss_op op, int algorithm, skss_backend backend) {
 }
 
 skss_backend skss__algorithm_backend(const skss_ctx *ctx, skss_op op, int algorithm) {
-  if (ctx == NULL || (unsigned)op > SKSS_OP_COMPACT) return SKSS_BACKEND_AUTO;
+  if (ctx == NULL || (unsigned)op > SKSS_OP_ALIGN) return SKSS_BACKEND_AUTO;
   if (skss_algorithm_supported(op, algorithm, ctx->backend)) return ctx->backend;
   /* why: an AUTO context on a GPU runs what CUDA lacks on its CPU threads */
   if (ctx->auto_backend && ctx->backend == SKSS_BACKEND_CUDA &&

@@ -6,7 +6,7 @@
 #   python3 tests/cli/run_cli_tests.py --skss build/tools/skss/skss --data data --update
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND AND TARGET skss_cli)
-  foreach(group halftone sat boxfilter knapsack compact errors misc demo outputs)
+  foreach(group halftone sat boxfilter knapsack compact align errors misc demo outputs)
     add_test(NAME cli_${group}
       COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_cli_tests.py
               --skss $<TARGET_FILE:skss_cli> --data ${PROJECT_SOURCE_DIR}/data --group ${group})

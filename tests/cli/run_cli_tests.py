@@ -800,6 +800,154 @@ def compact_mask_and_goldens(t, rng, variants):
     t.check(ok and json.loads(out)["count"] == 0 and np.load(t.path("o.npy")).shape == (0,), "empty array")
 
 
+# --------------------------------------------------------------------- align
+
+ALIGN_A = ">a example\nACGTTGCAACGTAGGCTA\n\nGGCATTACGT\n>ignored\nTTTT\n"
+ALIGN_B = ">b example\r\nacgtgcaacgaaagctaggcattagg\r\n"
+
+
+def fasta_seq(text):
+    """The first record's letters, as skss reads them."""
+    lines = text.replace("\r", "").split("\n")
+    out = []
+    for line in lines[1:]:
+        if line.startswith(">"):
+            break
+        out.append(line.strip())
+    return "".join(out).upper()
+
+
+def gotoh_oracle(a, b, match, mismatch, o, e, mode):
+    """Best score, end (smallest i, then j) and, by trying every start,
+    begin (largest i, then j); mismatch is a penalty, as on the command line."""
+    neg = float("-inf")
+
+    def table(x, y, free):
+        m, n = len(x), len(y)
+        H = [[0] * (n + 1) for _ in range(m + 1)]
+        E = [[neg] * (n + 1) for _ in range(m + 1)]
+        F = [[neg] * (n + 1) for _ in range(m + 1)]
+        for i in range(m + 1):
+            for j in range(n + 1):
+                if i == 0 and j == 0:
+                    continue
+                if i == 0:
+                    E[i][j] = neg if free else -(o + (j - 1) * e)
+                    H[i][j] = 0 if free else E[i][j]
+                elif j == 0:
+                    F[i][j] = neg if free else -(o + (i - 1) * e)
+                    H[i][j] = 0 if free else F[i][j]
+                else:
+                    E[i][j] = max(E[i][j - 1] - e, H[i][j - 1] - o)
+                    F[i][j] = max(F[i - 1][j] - e, H[i - 1][j] - o)
+                    s = match if x[i - 1] == y[j - 1] else -mismatch
+                    H[i][j] = max(H[i - 1][j - 1] + s, E[i][j], F[i][j])
+                    if mode == "local":
+                        H[i][j] = max(H[i][j], 0)
+        return H
+
+    m, n = len(a), len(b)
+    if mode == "global":
+        return table(a, b, False)[m][n], (0, m, 0, n)
+    H = table(a, b, True)
+    best, end = None, None
+    for i in range(m + 1):
+        for j in range(n + 1):
+            if (mode == "local" or i == m or j == n) and (best is None or H[i][j] > best):
+                best, end = H[i][j], (i, j)
+    for i in range(end[0], -1, -1):
+        for j in range(end[1], -1, -1):
+            if (mode == "local" or i == 0 or j == 0) and table(a[i:end[0]], b[j:end[1]], False)[-1][-1] == best:
+                return best, (i, end[0], j, end[1])
+    raise AssertionError("no begin")
+
+
+def cigar_score(cigar, a, b, a0, b0, match, mismatch, o, e):
+    """Re-scores a CIGAR from a[a0], b[b0]: (score, letters of a, letters of b)."""
+    import re
+    score, i, j = 0, a0, b0
+    for count, op in re.findall(r"(\d+)([=XID])", cigar):
+        count = int(count)
+        if op in "=X":
+            for _ in range(count):
+                if (a[i] == b[j]) != (op == "="):
+                    raise ValueError("op %s at a[%d], b[%d]" % (op, i, j))
+                score += match if op == "=" else -mismatch
+                i, j = i + 1, j + 1
+        else:
+            score -= o + (count - 1) * e
+            i, j = (i + count, j) if op == "I" else (i, j + count)
+    return score, i - a0, j - b0
+
+
+def group_align(t):
+    pa, pb = t.path("a.fa"), t.path("b.fa")
+    with open(pa, "w", newline="") as f:
+        f.write(ALIGN_A)
+    with open(pb, "w", newline="") as f:
+        f.write(ALIGN_B)
+    a, b = fasta_seq(ALIGN_A), fasta_seq(ALIGN_B)
+    for mode in ("global", "local", "semi-global"):
+        score, (a0, a1, b0, b1) = gotoh_oracle(a, b, 2, 3, 5, 2, mode)
+        golden = None
+        for k, variant in enumerate(t.variants("align")):
+            ok, out, _ = t.run_ok(["align", "--json", "--" + mode] + variant + [pa, pb])
+            if not ok:
+                continue
+            r = json.loads(out)
+            t.check((r["score"], r["a_begin"], r["a_end"], r["b_begin"], r["b_end"]) == (score, a0, a1, b0, b1),
+                    "align %s %s: %r, oracle %r" % (mode, variant, r, (score, a0, a1, b0, b1)))
+            t.check(cigar_score(r["cigar"], a, b, a0, b0, 2, 3, 5, 2) == (score, a1 - a0, b1 - b0),
+                    "align %s %s: the CIGAR re-scores to the score over the ranges" % (mode, variant))
+            if k == 0:
+                ok, text, _ = t.run_ok(["align", "--" + mode] + variant + [pa, pb])
+                golden = strip_run_info(text.decode())
+        name = "align_%s.txt" % mode
+        golden_path = os.path.join(GOLDEN_DIR, name)
+        if golden is not None:
+            if t.update:
+                with open(golden_path, "w") as f:
+                    f.write(golden)
+            if t.check(os.path.exists(golden_path), "no golden %s" % name):
+                with open(golden_path) as f:
+                    t.check(f.read() == golden, "%s: cpu-ref output differs from the golden:\n%s" % (name, golden))
+        ok, out, _ = t.run_ok(["align", "--json", "--score-only", "--" + mode, pa, pb])
+        if ok:
+            r = json.loads(out)
+            t.check(r["score"] == score and (r["a_end"], r["b_end"]) == (a1, b1) and "cigar" not in r,
+                    "align --score-only " + mode)
+    # Other scores, BLOSUM62 and protein letters, stdin.
+    ok, out, _ = t.run_ok(["align", "--json", "--match", "1", "--mismatch", "0", "--gap-open", "0",
+                           "--gap-extend", "0", pa, pb])
+    t.check(ok and json.loads(out)["score"] == gotoh_oracle(a, b, 1, 0, 0, 0, "global")[0], "align free gaps")
+    with open(pa, "rb") as f:
+        ok, out, _ = t.run_ok(["align", "--json", "--local", "-", pb], stdin=f.read())
+    t.check(ok and json.loads(out)["score"] == gotoh_oracle(a, b, 2, 3, 5, 2, "local")[0], "align from stdin")
+    prot = t.path("p.fa")
+    with open(prot, "w") as f:
+        f.write(">p\nMKWVTFISLLFLFSSAYS\nRGVFRRDTHKSEIAHRFKDLGE*\n")
+    ok, out, _ = t.run_ok(["align", "--json", "--matrix", "blosum62", prot, prot])
+    t.check(ok and json.loads(out)["cigar"] == "41=", "align protein with itself")
+    errors = {"bad.fa": ">x\nACGU\n", "empty.fa": "", "noletters.fa": ">x\n\n>y\nACGT\n", "nohdr.fa": "ACGT\n",
+              "blank.fa": "\n \n"}
+    for name, text in errors.items():
+        with open(t.path(name), "w") as f:
+            f.write(text)
+        expect_error(t, "align " + name, ["align", pa, t.path(name)], EX_DATAERR)
+    expect_error(t, "align protein letter as DNA", ["align", pa, prot], EX_DATAERR)
+    expect_error(t, "align missing", ["align", pa, t.path("missing.fa")], EX_NOINPUT)
+    expect_error(t, "align two stdin", ["align", "-", "-"], EX_USAGE)
+    expect_error(t, "align one file", ["align", pa], EX_USAGE)
+    expect_error(t, "align two modes", ["align", "--local", "--semi-global", pa, pb], EX_USAGE)
+    expect_error(t, "align extend above open", ["align", "--gap-open", "1", "--gap-extend", "2", pa, pb], EX_USAGE)
+    expect_error(t, "align negative mismatch", ["align", "--mismatch", "-3", pa, pb], EX_USAGE)
+    expect_error(t, "align unknown matrix", ["align", "--matrix", "pam250", pa, pb], EX_USAGE)
+    expect_error(t, "align matrix and match", ["align", "--matrix", "blosum62", "--match", "1", pa, pb], EX_USAGE)
+    expect_error(t, "align int32 range", ["align", "--match", "2000000000", pa, pb], EX_DATAERR)
+    expect_error(t, "align algorithm on cpu-ref", ["align", "--backend", "cpu-ref", "--algorithm", "taskarray-cpu",
+                                                   pa, pb], EX_UNAVAILABLE)
+
+
 # -------------------------------------------------------------------- errors
 
 def expect_error(t, what, args, code, outputs=(), stdin=None):
@@ -933,7 +1081,7 @@ def group_errors(t):
 # ---------------------------------------------------------------------- misc
 
 def group_misc(t):
-    commands = ["info", "halftone", "sat", "boxfilter", "knapsack", "compact", "demo"]
+    commands = ["info", "halftone", "sat", "boxfilter", "knapsack", "compact", "align", "demo"]
     for args in [["--help"], ["--version"]] + [[c, "--help"] for c in commands]:
         rc, out, err = t.run(args)
         t.check(rc == 0 and out and not err, "skss %s: exit %d, stdout %d bytes, stderr %r"
@@ -957,7 +1105,7 @@ def group_misc(t):
     t.check(set(info["backends"]) == {"cpu-ref", "cpu", "cuda"} and info["backends"]["cpu"]["available"],
             "info backends")
     t.check(isinstance(info["devices"], list) and info["cpu_threads"] >= 1, "info devices and threads")
-    t.check(set(info["algorithms"]) == {"sat", "halftone", "knapsack", "compact"}, "info algorithms")
+    t.check(set(info["algorithms"]) == {"sat", "halftone", "knapsack", "compact", "align"}, "info algorithms")
     # the CUDA algorithms (ids from 16, after a gap) are listed too, in every build
     t.check("onepass" in info["algorithms"]["sat"] and "strips" in info["algorithms"]["halftone"],
             "info lists the CUDA algorithms")
@@ -1161,7 +1309,7 @@ def group_outputs(t):
     ok, _, _ = t.run_ok(["compact", "--lt", "1e309", t.path("i32.npy"), t.path("f_out.npy")])
     t.check(ok and np.load(t.path("f_out.npy")).tolist() == list(range(12)), "compact --lt 1e309 on i32 keeps all")
     # --version on every subcommand; bench's usage errors are one line.
-    for cmd in ("info", "halftone", "sat", "boxfilter", "knapsack", "compact", "bench", "demo"):
+    for cmd in ("info", "halftone", "sat", "boxfilter", "knapsack", "compact", "align", "bench", "demo"):
         rc, out, err = t.run([cmd, "--version"])
         t.check(rc == 0 and out.decode().strip() == "skss " + t.info["version"] and not err,
                 "skss %s --version: exit %d, %r" % (cmd, rc, out))
@@ -1197,6 +1345,7 @@ def group_demo(t):
 
 
 GROUPS = {"halftone": group_halftone, "sat": group_sat, "boxfilter": group_boxfilter, "knapsack": group_knapsack,
+          "align": group_align,
           "compact": group_compact, "errors": group_errors, "misc": group_misc, "demo": group_demo,
           "outputs": group_outputs}
 

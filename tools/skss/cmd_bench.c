@@ -37,11 +37,15 @@ static const char BENCH_USAGE[] =
     "                   each beside a copy of its bytes, with NPP, or\n"
     "                   taskarray: the GPU task-array scheduler's ns per task\n"
     "                   (a forward array of no-op tasks, 10^4 x 10^4; sizes N\n"
-    "                   or RxC) (none of these suites is part of all)\n"
+    "                   or RxC), or align: pairwise alignment of a DNA pair (one\n"
+    "                   10% mutated copy) of 10 kbp to 10 Mbp, score only and\n"
+    "                   with the traceback, in cells/s (GCUPS x 10^9); backends\n"
+    "                   whose call would take over a minute on these threads\n"
+    "                   are skipped rows (none of these suites is part of all)\n"
     "  --sizes LIST     sizes for every chosen suite: image side N or WxH (sat,\n"
     "                   halftone), capacity (knapsack, n = 1000; knapsack-papers:\n"
     "                   Table I's W, n = 4095), element count (compact; all of\n"
-    "                   compact-papers' tables);\n"
+    "                   compact-papers' tables), sequence length (align);\n"
     "                   K/M/G = 2^10/2^20/2^30, 1eN = 10^N\n"
     "  --table TEXT     only the cases of the tables whose title contains TEXT\n"
     "                   (e.g. \"Figure 8\" of compact-papers)\n"
@@ -161,7 +165,7 @@ static int set_value(bench_cli *cli, const char *name, const char *v) {
   static const char *const BACKENDS[] = {NULL, "cpu-ref", "cpu", "cuda"};
   static const char *const SUITES[] = {"sat",        "halftone",        "knapsack",       "compact",
                                        "sat-papers", "halftone-papers", "knapsack-papers",
-                                       "compact-papers", "sat-matrix", "taskarray"};
+                                       "compact-papers", "sat-matrix", "taskarray", "align"};
   const unsigned all_backends =
       (1u << SKSS_BACKEND_CPU_REF) | (1u << SKSS_BACKEND_CPU) | (1u << SKSS_BACKEND_CUDA);
   bench_config *cfg = &cli->cfg;

@@ -20,7 +20,7 @@ static const char USAGE[] =
 
 static const skss_backend BACKENDS[] = {SKSS_BACKEND_CPU_REF, SKSS_BACKEND_CPU, SKSS_BACKEND_CUDA};
 #define N_BACKENDS (sizeof BACKENDS / sizeof BACKENDS[0])
-static const char *const OP_NAMES[] = {"sat", "halftone", "knapsack", "compact"};
+static const char *const OP_NAMES[] = {"sat", "halftone", "knapsack", "compact", "align"};
 #define N_OPS (sizeof OP_NAMES / sizeof OP_NAMES[0])
 
 static int cpu_threads(void) {

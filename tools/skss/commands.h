@@ -12,6 +12,7 @@ int skss_cmd_sat(int argc, char **argv);
 int skss_cmd_boxfilter(int argc, char **argv);
 int skss_cmd_knapsack(int argc, char **argv);
 int skss_cmd_compact(int argc, char **argv);
+int skss_cmd_align(int argc, char **argv);
 int skss_cmd_bench(int argc, char **argv);
 int skss_cmd_demo(int argc, char **argv);
 

@@ -30,6 +30,7 @@ static const command COMMANDS[] = {
     {"boxfilter", skss_cmd_boxfilter, "mean filter of a gray image through the SAT"},
     {"knapsack", skss_cmd_knapsack, "0-1 knapsack: optimal value and chosen items"},
     {"compact", skss_cmd_compact, "stream compaction of a .npy array by a predicate"},
+    {"align", skss_cmd_align, "pairwise alignment of two FASTA sequences (affine gaps)"},
     {"bench", skss_cmd_bench, "benchmark the primitives' algorithms"},
     {"demo", skss_cmd_demo, "run every primitive on the bundled photograph and instance"},
 };

@@ -1,7 +1,7 @@
 /*
  * skss_io.h — the file formats of the skss CLI: 8-bit gray images (PNG via
  * libspng, PGM P2/P5, PBM P1/P4 for output), NumPy .npy arrays, knapsack
- * instances. Readers never trust a header: every size is checked against
+ * instances, FASTA sequences. Readers never trust a header: every size is checked against
  * limits and the real data length before anything is allocated. Writers
  * write to a temporary file beside the target and rename it into place, so
  * a failure never leaves a partial output. Every function returns 0 on
@@ -147,6 +147,32 @@ int skss_knapsack_read(const char *path, int64_t capacity_override, skss_knapsac
                        char err[SKSS_IO_ERRLEN]);
 int skss_knapsack_parse(const char *text, size_t size, int64_t capacity_override,
                         skss_knapsack_instance *out, char err[SKSS_IO_ERRLEN]);
+
+/* The first record of a FASTA file. The text must start (after blank
+ * lines) with a '>' header line; the record's sequence is every following
+ * line up to the next line that starts with '>' (later records are not
+ * read) or the end. Blank lines, spaces, tabs and '\r' (CRLF files) are
+ * skipped; every other byte must be a letter of the alphabet, in either
+ * case: DNA "ACGTN", protein the 20 amino acids and "BZX*" (BLOSUM62's
+ * letters). A record without letters, an empty text and a bad letter (named
+ * with its line) are errors. */
+typedef enum skss_fasta_alphabet {
+  SKSS_FASTA_DNA = 0,
+  SKSS_FASTA_PROTEIN = 1
+} skss_fasta_alphabet;
+
+typedef struct skss_fasta {
+  char *name;    /* the header after '>', blanks trimmed; malloc'd */
+  char *seq;     /* upper-case letters, NUL-terminated; malloc'd */
+  int64_t len;   /* >= 1 */
+} skss_fasta;
+
+/* The alphabet's letters (upper case), e.g. "ACGTN". */
+const char *skss_fasta_letters(skss_fasta_alphabet alphabet);
+void skss_fasta_free(skss_fasta *f);
+int skss_fasta_read(const char *path, skss_fasta_alphabet alphabet, skss_fasta *out, char err[SKSS_IO_ERRLEN]);
+int skss_fasta_parse(const char *text, size_t size, skss_fasta_alphabet alphabet, skss_fasta *out,
+                     char err[SKSS_IO_ERRLEN]);
 
 /* Whole-file helpers shared by the readers (path "-" = stdin). Refuses
  * files larger than max_bytes (before reading them when their size is
