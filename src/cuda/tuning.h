@@ -97,57 +97,57 @@
  * i32_u32), layout (0 inclusive, 1 padded) and size: X(pair, padded, side,
  * algorithm), the first row whose side bounds the larger side (0: any),
  * bands around the sat-matrix suite's 1K, 4K and 16K. Onepass was the
- * fastest CUDA algorithm in every case measured before (inclusive f32, u8 ->
- * u32, f64); the other cells are [predicted] until suite sat-matrix has run
- * on a GPU, whose fastest row per cell replaces them [SAT: AUTO]. */
+ * fastest CUDA algorithm in all 216 cells of suite sat-matrix (H200,
+ * 2026-11-27: every pair x layout x plain/squared x pitch at 1K, 4K, 16K;
+ * bench/results/gpu-sat-matrix-2026-11-27-h200) [SAT: AUTO]. */
 #define SKSS_CUDA_SAT_AUTO_TABLE(X) \
-  X(u8_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u8_f64, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(i32_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(i32_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(i32_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(i32_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(i32_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(i32_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u32_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u32_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u32_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u32_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u32_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(u32_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f32_f64, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f64_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f64_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f64_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f64_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
-  X(f64_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */ \
+  X(u8_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u8_f64, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(i32_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(i32_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(i32_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(i32_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(i32_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(i32_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u32_u32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u32_u32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u32_u32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u32_u32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u32_u32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(u32_u32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f32, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f32, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f32, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f32, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f32, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f32, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f32_f64, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f64_f64, 0, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f64_f64, 0, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f64_f64, 0, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f64_f64, 1, 2048, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
+  X(f64_f64, 1, 8192, SKSS_SAT_ALGORITHM_ONEPASS) /* [measured] */ \
   X(f64_f64, 1, 0, SKSS_SAT_ALGORITHM_ONEPASS) /* [predicted] */
 /* A pair and layout missing from the table (none now) [SAT: AUTO]. */
 #define SKSS_CUDA_SAT_AUTO_DEFAULT SKSS_SAT_ALGORITHM_ONEPASS
