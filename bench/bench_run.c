@@ -512,7 +512,13 @@ static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BE
       return -1;
     }
   }
-  if (cfg->table != NULL) keep_table(cfg->table, &rep->cases);
+  if (cfg->table != NULL) {
+    keep_table(cfg->table, &rep->cases);
+    if (rep->cases.count == 0) {
+      snprintf(err, BENCH_ERRLEN, "--table %.100s: no case of the chosen suites is in a table so named", cfg->table);
+      return -1;
+    }
+  }
   return 0;
 }
 
