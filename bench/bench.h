@@ -65,7 +65,10 @@ enum {
    * forward array of no-op tasks; not part of "all": name it). */
   BENCH_SUITE_TASKARRAY = 1u << (SKSS_OP_COMPACT + 6),
   /* Pairwise alignment, 10 kbp to 10 Mbp (not part of "all": name it). */
-  BENCH_SUITE_ALIGN = 1u << (SKSS_OP_COMPACT + 7)
+  BENCH_SUITE_ALIGN = 1u << (SKSS_OP_COMPACT + 7),
+  /* One optimum on Pisinger's instance classes: core, dp, mknapsack and
+   * OR-Tools (not part of "all": name it; bench_knapsack.c) */
+  BENCH_SUITE_KNAPSACK_CLASSES = 1u << (SKSS_OP_COMPACT + 8)
 };
 
 /* One --sizes token: "N" (a = N, b = 0) or "AxB". Images read it as width x
@@ -191,6 +194,11 @@ typedef struct bench_case {
       int by_capacity;                  /* ask for values_by_capacity too */
       int reference_on_cpu;             /* the reference from the cpu backend, not cpu-ref */
       int64_t max_bytes;                /* skss_knapsack_desc.max_bytes; 0 = the default */
+      /* suite knapsack-classes: Pisinger's class (bench_knapsack.c; 0 = none)
+       * with weights in [1, range]; the reference is `core` on cpu-ref */
+      int klass;
+      int64_t range;
+      int reference_core;
     } knapsack;
     struct {
       int64_t n; skss_dtype dtype; int indices;

@@ -31,6 +31,18 @@
  *    [1, 400] (about twice the capacity in all: it binds), values uniform in
  *    [1, 1000], with the items: strips and the cpu backend's dp (AUTO: one
  *    instance a thread). Every instance's optimum and items are checked.
+ * Suite knapsack-classes: one optimum with its items on Pisinger's classes
+ * ("Where are the hard knapsack problems?", Computers & Operations Research
+ * 32(9), 2005), C = half the total weight, item k from bench_hash(seed, k):
+ * a = its high 32 bits, b = its low 32; w = 1 + a mod R and v by class:
+ * uncorrelated 1 + b mod R; weakly correlated w - R/10 + b mod (2 R/10 + 1)
+ * (at least 1); strongly correlated w + R/10; inverse strongly correlated
+ * v = 1 + a mod R, w = v + R/10; almost strongly correlated w + R/10 - R/500
+ * + b mod (2 R/500 + 1); subset sum w. Plus the SKSS paper's Table I
+ * instance at W + 1 = 512K. Rows: core and (where n (C + 1) <= 4 x 10^9) dp on
+ * the cpu backend; the reference is core on cpu-ref (dp would take hours),
+ * every row's set is checked for weight and value; peers mknapsack (MT1 and
+ * MT2, exact) and OR-Tools. cpu_peers.py makes the same instances.
  * The last two references are 2.5 x 10^11 and 10^10 cells, hours and
  * minutes on cpu-ref: they come from the cpu backend (AUTO, --threads
  * threads) instead, computed once in prepare; the tests check that backend
@@ -230,7 +242,107 @@ static int add_batch(const bench_config *cfg, bench_cases *out) {
   return 0;
 }
 
+/* ---- suite knapsack-classes ------------------------------------------------------------ */
+
+enum { CLASS_NONE, CLASS_UNCORRELATED, CLASS_WEAK, CLASS_STRONG, CLASS_INVERSE, CLASS_ALMOST, CLASS_SUBSET };
+static const char *const CLASS_NAMES[] = {"", "uncorrelated", "weakly correlated", "strongly correlated",
+                                          "inverse strongly correlated", "almost strongly correlated",
+                                          "subset sum"};
+/* the spec's short names (cpu_peers.py reads them) */
+static const char *const CLASS_KEYS[] = {"", "unc", "weak", "strong", "inv", "almost", "subset"};
+#define CLASSES_TITLE "knapsack classes"
+/* dp runs where its table is at most this many cells (a few seconds a call) */
+#define CLASSES_DP_MAX_CELLS 4.0e9
+
+/* Item k of class `klass` with weights in [1, range] (see the top of the file). */
+static void class_item(int klass, int64_t range, uint64_t seed, uint64_t k, int64_t *w, int64_t *v) {
+  const uint64_t z = bench_hash(seed, k), a = z >> 32, b = z & UINT32_MAX, r = (uint64_t)range;
+  const int64_t tenth = range / 10, fivehundredth = range / 500;
+  *w = 1 + (int64_t)(a % r);
+  switch (klass) {
+  case CLASS_UNCORRELATED: *v = 1 + (int64_t)(b % r); break;
+  case CLASS_WEAK: {
+    const int64_t x = *w - tenth + (int64_t)(b % (uint64_t)(2 * tenth + 1));
+    *v = x > 0 ? x : 1;
+    break;
+  }
+  case CLASS_STRONG: *v = *w + tenth; break;
+  case CLASS_INVERSE:
+    *v = 1 + (int64_t)(a % r);
+    *w = *v + tenth;
+    break;
+  case CLASS_ALMOST: *v = *w + tenth - fivehundredth + (int64_t)(b % (uint64_t)(2 * fivehundredth + 1)); break;
+  default: *v = *w; break; /* subset sum */
+  }
+}
+
+typedef struct class_spec {
+  int klass;
+  int64_t n, range;
+} class_spec;
+
+/* The table and the grid around it: n 10^3 .. 10^4, R 10^3 .. 10^5. */
+static const class_spec CLASS_CASES[] = {
+    {CLASS_UNCORRELATED, 1000, 1000},    {CLASS_UNCORRELATED, 10000, 1000}, {CLASS_UNCORRELATED, 10000, 100000},
+    {CLASS_WEAK, 10000, 10000},          {CLASS_STRONG, 1000, 1000},        {CLASS_STRONG, 10000, 10000},
+    {CLASS_STRONG, 5000, 100000},        {CLASS_INVERSE, 10000, 100000},    {CLASS_ALMOST, 10000, 10000},
+    {CLASS_SUBSET, 10000, 100000},
+};
+static const class_spec CLASS_QUICK[] = {{CLASS_UNCORRELATED, 1000, 1000}, {CLASS_STRONG, 1000, 1000}};
+
+static int add_class_case(bench_cases *out, const class_spec *k, uint64_t seed) {
+  int64_t total = 0, w, v;
+  for (int64_t j = 0; j < k->n; j++) {
+    class_item(k->klass, k->range, seed, (uint64_t)j, &w, &v);
+    total += w;
+  }
+  bench_case *c = bench_cases_add(out, SKSS_OP_KNAPSACK);
+  if (c == NULL) return -1;
+  c->p.knapsack.n_items = k->n;
+  c->p.knapsack.capacity = total / 2;
+  c->p.knapsack.klass = k->klass;
+  c->p.knapsack.range = k->range;
+  c->p.knapsack.reference_core = 1;
+  char n_text[16], r_text[16];
+  bench_format_count(n_text, sizeof n_text, k->n);
+  bench_format_count(r_text, sizeof r_text, k->range);
+  snprintf(c->spec, sizeof c->spec, "knapsack:%lld:%lld:items:k%s-%lld", (long long)k->n,
+           (long long)c->p.knapsack.capacity, CLASS_KEYS[k->klass], (long long)k->range);
+  snprintf(c->variant, sizeof c->variant, "%s", CLASS_NAMES[k->klass]);
+  snprintf(c->size, sizeof c->size, "n=%s R=%s", n_text, r_text);
+  snprintf(c->table, sizeof c->table, "%s", CLASSES_TITLE);
+  c->x = (double)k->n;
+  c->items = (double)k->n * ((double)c->p.knapsack.capacity + 1.0);
+  c->unit = "cell";
+  c->algorithms = ALG(SKSS_KNAPSACK_ALGORITHM_CORE) |
+                  (c->items <= CLASSES_DP_MAX_CELLS ? ALG(SKSS_KNAPSACK_ALGORITHM_DP) : 0u);
+  c->backends = BACKEND(SKSS_BACKEND_CPU);
+  return 0;
+}
+
+static int add_classes(const bench_config *cfg, bench_cases *out) {
+  const class_spec *list = cfg->quick ? CLASS_QUICK : CLASS_CASES;
+  const size_t count = cfg->quick ? sizeof CLASS_QUICK / sizeof CLASS_QUICK[0]
+                                  : sizeof CLASS_CASES / sizeof CLASS_CASES[0];
+  for (size_t k = 0; k < count; k++)
+    if (add_class_case(out, &list[k], cfg->seed) != 0) return -1;
+  if (cfg->quick) return 0;
+  /* the SKSS paper's Table I instance at W + 1 = 512K, one optimum with the items */
+  const int64_t capacity = ((int64_t)512 << 10) - 1;
+  const knapsack_uniform u = {TABLE1_ITEMS, capacity, 1, 4 * capacity / (TABLE1_ITEMS + 1), 0, 4095, 0, 0};
+  bench_case *c = add_uniform_case(out, &u, CLASSES_TITLE);
+  if (c == NULL) return -1;
+  c->p.knapsack.max_bytes = 0;
+  c->p.knapsack.reference_core = 1;
+  snprintf(c->variant, sizeof c->variant, "SKSS paper Table I");
+  snprintf(c->size, sizeof c->size, "n=%d W+1=512K", TABLE1_ITEMS);
+  c->algorithms = ALG(SKSS_KNAPSACK_ALGORITHM_CORE) | ALG(SKSS_KNAPSACK_ALGORITHM_DP);
+  c->backends = BACKEND(SKSS_BACKEND_CPU);
+  return 0;
+}
+
 static int knapsack_add_cases(const bench_config *cfg, bench_cases *out) {
+  if ((cfg->suites & BENCH_SUITE_KNAPSACK_CLASSES) && add_classes(cfg, out) != 0) return -1;
   if (cfg->suites & BENCH_SUITE_KNAPSACK_PAPERS) {
     if (add_table1(cfg, out) != 0 || add_all_capacities(cfg, out) != 0 || add_batch(cfg, out) != 0) return -1;
   }
@@ -250,6 +362,7 @@ typedef struct knapsack_job {
   int64_t *best, *ref_best; /* one per instance */
   int64_t *table, *ref_table;
   int any_set;              /* the last run was CORE: any optimal set, not the DP rule's */
+  int ref_any_set;          /* the reference is CORE: check every row's set, not against it */
 } knapsack_job;
 
 static void knapsack_release(void *p) {
@@ -312,6 +425,9 @@ static int knapsack_reference(knapsack_job *job, bench_case *c, const bench_conf
   skss_knapsack_desc d = job->desc;
   skss_ctx *ctx = ref, *own = NULL;
   d.algorithm = (skss_knapsack_algorithm)bench_reference_algorithm(SKSS_OP_KNAPSACK);
+  /* one optimum of an instance dp would take hours on: core, any optimal set */
+  if (c->p.knapsack.reference_core) d.algorithm = SKSS_KNAPSACK_ALGORITHM_CORE;
+  job->ref_any_set = c->p.knapsack.reference_core;
   if (c->p.knapsack.reference_on_cpu) {
     skss_ctx_desc cd = SKSS_CTX_DESC_INIT;
     cd.backend = SKSS_BACKEND_CPU;
@@ -354,7 +470,11 @@ static void *knapsack_prepare(bench_case *c, const bench_config *cfg, skss_ctx *
     knapsack_release(job);
     return NULL;
   }
-  if (c->p.knapsack.max_weight > 0)
+  if (c->p.knapsack.klass != CLASS_NONE) {
+    for (size_t k = 0; k < job->n_total; k++)
+      class_item(c->p.knapsack.klass, c->p.knapsack.range, cfg->seed, (uint64_t)k, &job->weights[k],
+                 &job->values[k]);
+  } else if (c->p.knapsack.max_weight > 0)
     knapsack_fill_uniform(job, c, cfg->seed);
   else
     knapsack_fill_strong(job, cfg->seed);
@@ -437,7 +557,7 @@ static int knapsack_check(const void *p, char err[BENCH_ERRLEN]) {
     }
   }
   if (job->desc.value_only) return 0;
-  if (job->any_set) return knapsack_check_set(job, err);
+  if (job->any_set || job->ref_any_set) return knapsack_check_set(job, err);
   for (size_t j = 0; j < job->n_total; j++) {
     if (job->taken[j] != job->ref_taken[j]) {
       instance_prefix(job, j / n, at, sizeof at);

@@ -504,7 +504,7 @@ static int add_all_cases(const bench_config *cfg, bench_report *rep, char err[BE
                     1u << op |
                     (op == SKSS_OP_SAT ? (unsigned)(BENCH_SUITE_SAT_PAPERS | BENCH_SUITE_SAT_MATRIX) : 0u) |
                     (op == SKSS_OP_HALFTONE ? (unsigned)BENCH_SUITE_HALFTONE_PAPERS : 0u) |
-                    (op == SKSS_OP_KNAPSACK ? (unsigned)BENCH_SUITE_KNAPSACK_PAPERS : 0u) |
+                    (op == SKSS_OP_KNAPSACK ? (unsigned)(BENCH_SUITE_KNAPSACK_PAPERS | BENCH_SUITE_KNAPSACK_CLASSES) : 0u) |
                     (op == SKSS_OP_COMPACT ? (unsigned)BENCH_SUITE_COMPACT_PAPERS : 0u);
     if (!(cfg->suites & bits)) continue;
     if (PRIMITIVES[op]->add_cases(cfg, &rep->cases) != 0) {

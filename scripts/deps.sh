@@ -3,7 +3,7 @@
 # run skss: the C toolchain, CMake/Ninja, libspng, cmocka and cJSON from
 # Debian's packages; clang's libFuzzer runtime for the fuzz replay; and, from
 # PyPI, the Python peers (NumPy, Pillow, OpenCV, OR-Tools, parasail, Biopython,
-# pytest, matplotlib)
+# pytest, matplotlib; mknapsack in a virtual environment of its own)
 # what builds the Python package (scikit-build-core, nanobind) and Dask for
 # its skss.dask tests.
 # Idempotent and quiet when everything is present. The CUDA toolkit is not
@@ -31,6 +31,18 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# mknapsack (Martello and Toth's MT1/MT2, a knapsack peer of the bench and its
+# tests) ships wheels built against NumPy 1, which cannot load beside the
+# NumPy 2 of the other peers: it gets a virtual environment of its own,
+# .venv-mknapsack, that bench/peers/mknapsack_peer.py runs in.
+if ! { [ -x .venv-mknapsack/bin/python ] && .venv-mknapsack/bin/python -c "import mknapsack" 2>/dev/null; }; then
+  echo "deps.sh: installing mknapsack into .venv-mknapsack"
+  rm -rf .venv-mknapsack
+  python3 -m venv .venv-mknapsack
+  .venv-mknapsack/bin/python -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+    "numpy<2" mknapsack==1.1.12
 fi
 
 if python3 -c "$PY_IMPORTS" 2>/dev/null; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CPU peers of `skss bench`: Pillow, OpenCV, OR-Tools, NumPy and parasail on the bench's cases.
+"""CPU peers of `skss bench`: Pillow, OpenCV, OR-Tools, mknapsack, NumPy and parasail on the bench's cases.
 
 `skss bench` (bench/bench_peers.c) runs this script once with every case's spec,
 the seed, the thread count and the timing plan, and reads one JSON document
@@ -17,7 +17,12 @@ Specs:
                               solvers (they always return the items); without the
                               ranges the strongly correlated class, with them
                               uniform weights and values (suite knapsack-papers),
-                              xB: a batch of B instances solved one after another
+                              xB: a batch of B instances solved one after another;
+  knapsack:N:C:items:kCLASS-R Pisinger's class CLASS (unc, weak, strong, inv,
+                              almost, subset) with weights in [1, R] (suite
+                              knapsack-classes): OR-Tools and mknapsack's MT1
+                              and MT2 (exact), the latter in their own
+                              interpreter (mknapsack_peer.py)
   compact:N:DTYPE:values|indices[:gtT]
                               NumPy a[a > x] / np.nonzero(a > x); x = T when
                               given (suite compact-papers: every dtype, the
@@ -37,7 +42,9 @@ peer: its exit status is 0 unless its own arguments are wrong.
 import argparse
 import json
 import multiprocessing
+import os
 import platform
+import subprocess
 import sys
 import time
 
@@ -110,20 +117,50 @@ def knapsack_uniform_items(seed, n, instances, weights, values):
     return [(w[k].tolist(), v[k].tolist()) for k in range(instances)]
 
 
+def knapsack_class_items(seed, n, klass, r):
+    """Pisinger's class `klass` with weights in [1, r] (class_item of
+    bench/bench_knapsack.c): a, b = the high and low 32 bits of item k's word."""
+    z = hash_range(seed, 0, n)
+    a = (z >> np.uint64(32)).astype(np.int64)
+    b = (z & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    tenth, small = r // 10, r // 500
+    w = 1 + a % r
+    if klass == "unc":
+        v = 1 + b % r
+    elif klass == "weak":
+        v = np.maximum(w - tenth + b % (2 * tenth + 1), 1)
+    elif klass == "strong":
+        v = w + tenth
+    elif klass == "inv":
+        v = 1 + a % r
+        w = v + tenth
+    elif klass == "almost":
+        v = w + tenth - small + b % (2 * small + 1)
+    elif klass == "subset":
+        v = w.copy()
+    else:
+        raise ValueError(f"knapsack class {klass!r}")
+    return w.tolist(), v.tolist()
+
+
 def knapsack_spec(fields):
-    """(n, capacity, instances, ranges) of a knapsack spec's fields after the
-    mode: "wLO-HI" and "vLO-HI" ranges (None: the strongly correlated class)
-    and "xB" for a batch."""
-    n, capacity, instances, ranges = int(fields[0]), int(fields[1]), 1, {}
+    """(n, capacity, instances, ranges, klass) of a knapsack spec's fields
+    after the mode: "wLO-HI" and "vLO-HI" ranges (None: the strongly
+    correlated class of suite knapsack), "xB" for a batch, "kCLASS-R" for
+    one of Pisinger's classes (suite knapsack-classes)."""
+    n, capacity, instances, ranges, klass = int(fields[0]), int(fields[1]), 1, {}, None
     for f in fields[3:]:
         if f[0] == "x":
             instances = int(f[1:])
         elif f[0] in "wv":
             lo, hi = f[1:].split("-")
             ranges[f[0]] = (int(lo), int(hi))
+        elif f[0] == "k":
+            name, r = f[1:].rsplit("-", 1)
+            klass = (name, int(r))
         else:
             raise ValueError(f"knapsack spec field {f!r}")
-    return n, capacity, instances, (ranges["w"], ranges["v"]) if ranges else None
+    return n, capacity, instances, (ranges["w"], ranges["v"]) if ranges else None, klass
 
 
 # ---- timing: the plan of bench/bench_timing.c --------------------------------
@@ -283,29 +320,86 @@ def knapsack_peers(spec, fields, a, plan, cache):
     returns the items), so each instance is solved once; a solver that ran
     out of time on a smaller table (fewer cells over the batch) is not
     started on a larger one."""
-    n, capacity, instances, ranges = knapsack_spec(fields)
+    n, capacity, instances, ranges, klass = knapsack_spec(fields)
     try:
         import ortools  # noqa: F401  (only to report a missing module as unavailable)
     except Exception as exc:
         return [failed(spec, name, exc) for name, _ in KNAPSACK_SOLVERS]
     key, cells = ("knapsack",) + tuple(fields[:2] + fields[3:]), n * capacity * instances
     if key not in cache:
-        if ranges is None:
+        if klass is not None:
+            items = [knapsack_class_items(a.seed, n, *klass)]
+        elif ranges is None:
             items = [knapsack_items(a.seed, n, capacity)]
         else:
             items = knapsack_uniform_items(a.seed, n, instances, *ranges)
         rows = []
+        classes = klass is not None
         for name, solver_type in KNAPSACK_SOLVERS:
+            # a solver's time grows with the cells only for the DP: on the
+            # classes suite the others are started on every instance
             timed_out_at = cache.get(("timeout", name))
-            if timed_out_at is not None and timed_out_at <= cells:
+            if (not classes or name == "ortools dp") and timed_out_at is not None and timed_out_at <= cells:
                 rows.append({"peer": name, "status": "timeout",
                              "message": f"not started: over {a.solver_limit:g} s on a smaller table"})
                 continue
             rows.append(knapsack_solver_row(name, solver_type, items, capacity, plan, a))
             if rows[-1]["status"] == "timeout":
                 cache[("timeout", name)] = cells
+        if klass is not None:
+            rows += mknapsack_rows(items[0], capacity, a)
         cache[key] = rows
     return [row(spec, r["peer"], **{k: v for k, v in r.items() if k != "peer"}) for r in cache[key]]
+
+
+MKNAPSACK_METHODS = [("mknapsack mt1", "mt1"), ("mknapsack mt2", "mt2")]
+
+
+def mknapsack_python(a):
+    """The interpreter that has mknapsack: its wheels need NumPy 1, so
+    scripts/deps.sh installs it in a virtual environment of its own
+    (.venv-mknapsack); SKSS_MKNAPSACK_PYTHON overrides."""
+    env = os.environ.get("SKSS_MKNAPSACK_PYTHON")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.join(here, "..", "..", ".venv-mknapsack", "bin", "python")
+
+
+def mknapsack_rows(items, capacity, a):
+    """Martello and Toth's MT1 (branch and bound) and MT2 (exact) through
+    mknapsack_peer.py in mknapsack's own interpreter, each stopped after the
+    solver limit."""
+    weights, values = items
+    python = mknapsack_python(a)
+    here = os.path.dirname(os.path.abspath(__file__))
+    rows = []
+    for name, method in MKNAPSACK_METHODS:
+        if not os.path.exists(python):
+            rows.append({"peer": name, "status": "unavailable",
+                         "message": f"no mknapsack interpreter at {python} (scripts/deps.sh makes it)"})
+            continue
+        job = {"weights": weights, "values": values, "capacity": capacity, "method": method,
+               "plan": {"min_time": a.min_time, "max_time": a.max_time, "min_runs": a.min_runs,
+                        "repeat": a.repeat}}
+        try:
+            done = subprocess.run([python, os.path.join(here, "mknapsack_peer.py")], input=json.dumps(job),
+                                  capture_output=True, text=True, timeout=a.solver_limit)
+        except subprocess.TimeoutExpired:
+            rows.append({"peer": name, "status": "timeout",
+                         "message": f"stopped after {a.solver_limit:g} s (one solve takes longer)"})
+            continue
+        try:
+            res = json.loads(done.stdout)
+        except ValueError:
+            rows.append({"peer": name, "status": "error", "message": (done.stderr or "no output")[-200:]})
+            continue
+        if res.get("status") != "ok":
+            rows.append({"peer": name, "status": res.get("status", "error"), "message": res.get("message", "")})
+            continue
+        rows.append({"peer": name, "status": "ok", "message": "", "signature": [res["best"], 0],
+                     "optimal": True, "bytes": 0.0, **res["stats"]})
+    return rows
 
 
 ALIGN_LETTERS = np.frombuffer(b"ACGT", np.uint8)

@@ -1,4 +1,4 @@
-"""skss_knapsack() against OR-Tools' knapsack solvers.
+"""skss_knapsack() against OR-Tools' knapsack solvers and mknapsack's MT2.
 
 Instances follow Pisinger's classes: weights uniform in [1, R]; values
 uniform in [1, R] (uncorrelated) or w + R/10 (strongly correlated); the
@@ -152,5 +152,60 @@ def test_large_instance_uses_threads(contexts):
         best, taken = skss_solve(contexts[("cpu", threads)], "taskarray-cpu", weights, values,
                                  capacity)
         assert best == expected
+        assert sum(w for w, t in zip(weights, taken) if t) <= capacity
+        assert sum(v for v, t in zip(values, taken) if t) == expected
+
+
+def mknapsack_optimum(weights, values, capacity, method):
+    """mknapsack (Martello and Toth) in its own interpreter (scripts/deps.sh
+    makes .venv-mknapsack: its wheels need NumPy 1), through the bench's peer."""
+    import json
+    import os
+    import subprocess
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    python = os.environ.get("SKSS_MKNAPSACK_PYTHON",
+                            os.path.join(root, ".venv-mknapsack", "bin", "python"))
+    if not os.path.exists(python):
+        pytest.skip(f"no mknapsack interpreter at {python} (scripts/deps.sh makes it)")
+    job = {"weights": weights, "values": values, "capacity": capacity, "method": method,
+           "plan": {"min_time": 0, "max_time": 0, "min_runs": 0, "repeat": 1}}
+    done = subprocess.run([python, os.path.join(root, "bench", "peers", "mknapsack_peer.py")],
+                          input=json.dumps(job), capture_output=True, text=True, timeout=120, check=True)
+    res = json.loads(done.stdout)
+    if res["status"] == "unavailable":
+        pytest.skip(res["message"])
+    assert res["status"] == "ok", res
+    return res["best"]
+
+
+def pisinger_more(kind, n, r, seed):
+    """The classes core is built for, beyond OR-Tools' reach at these sizes."""
+    rng = random.Random(seed)
+    weights = [rng.randint(1, r) for _ in range(n)]
+    if kind == "inverse":
+        values = [rng.randint(1, r) for _ in range(n)]
+        weights = [v + r // 10 for v in values]
+    elif kind == "subset":
+        values = list(weights)
+    elif kind == "weak":
+        values = [max(1, w - r // 10 + rng.randint(0, 2 * (r // 10))) for w in weights]
+    elif kind == "strong":
+        values = [w + r // 10 for w in weights]
+    else:
+        values = [rng.randint(1, r) for _ in range(n)]
+    return weights, values, sum(weights) // 2
+
+
+@pytest.mark.parametrize("kind,n,r,seed", [("uncorrelated", 2000, 10000, 11), ("weak", 2000, 10000, 12),
+                                           ("subset", 2000, 100000, 15)])
+def test_core_matches_mknapsack(contexts, kind, n, r, seed):
+    """core's optimum equals Martello and Toth's MT2 (exact) on the classes
+    MT2 solves in seconds (on strongly and inverse strongly correlated
+    instances of these sizes it runs for minutes; OR-Tools checks those)."""
+    weights, values, capacity = pisinger_more(kind, n, r, seed)
+    expected = mknapsack_optimum(weights, values, capacity, "mt2")
+    for backend in ("cpu-ref", "cpu"):
+        best, taken = skss_solve(contexts[(backend, 1)], "core", weights, values, capacity)
+        assert best == expected, backend
         assert sum(w for w, t in zip(weights, taken) if t) <= capacity
         assert sum(v for v, t in zip(values, taken) if t) == expected

@@ -41,7 +41,12 @@ static const char BENCH_USAGE[] =
     "                   10% mutated copy) of 10 kbp to 10 Mbp, score only and\n"
     "                   with the traceback, in cells/s (GCUPS x 10^9); backends\n"
     "                   whose call would take over a minute on these threads\n"
-    "                   are skipped rows (none of these suites is part of all)\n"
+    "                   are skipped rows, or knapsack-classes: one optimum with\n"
+    "                   its items on Pisinger's classes (uncorrelated, weakly,\n"
+    "                   strongly, inverse strongly, almost strongly correlated,\n"
+    "                   subset sum) and the SKSS paper's instance: core and dp\n"
+    "                   next to mknapsack and OR-Tools (none of these suites is\n"
+    "                   part of all)\n"
     "  --sizes LIST     sizes for every chosen suite: image side N or WxH (sat,\n"
     "                   halftone), capacity (knapsack, n = 1000; knapsack-papers:\n"
     "                   Table I's W, n = 4095), element count (compact; all of\n"
@@ -165,7 +170,7 @@ static int set_value(bench_cli *cli, const char *name, const char *v) {
   static const char *const BACKENDS[] = {NULL, "cpu-ref", "cpu", "cuda"};
   static const char *const SUITES[] = {"sat",        "halftone",        "knapsack",       "compact",
                                        "sat-papers", "halftone-papers", "knapsack-papers",
-                                       "compact-papers", "sat-matrix", "taskarray", "align"};
+                                       "compact-papers", "sat-matrix", "taskarray", "align", "knapsack-classes"};
   const unsigned all_backends =
       (1u << SKSS_BACKEND_CPU_REF) | (1u << SKSS_BACKEND_CPU) | (1u << SKSS_BACKEND_CUDA);
   bench_config *cfg = &cli->cfg;
