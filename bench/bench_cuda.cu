@@ -481,14 +481,19 @@ extern "C" double bench_gpu_copy_bandwidth(bench_gpu *g, size_t bytes, int reps)
   return gbs;
 }
 
+/* A buffer for the plan's most runs (*cap of them); NULL and err when out of memory. */
+static double *plan_samples(const bench_plan *plan, int *cap, char err[BENCH_ERRLEN]) {
+  *cap = plan->fixed_runs > 0 ? plan->fixed_runs : plan->max_runs;
+  double *samples = static_cast<double *>(malloc(static_cast<size_t>(*cap) * sizeof(double)));
+  if (samples == NULL) snprintf(err, BENCH_ERRLEN, "out of memory");
+  return samples;
+}
+
 extern "C" int bench_gpu_measure(bench_gpu *g, bench_body body, void *arg, const bench_plan *plan,
                                  bench_stats *out, char err[BENCH_ERRLEN]) {
-  const int cap = plan->fixed_runs > 0 ? plan->fixed_runs : plan->max_runs;
-  double *samples = static_cast<double *>(malloc(static_cast<size_t>(cap) * sizeof(double)));
-  if (samples == NULL) {
-    snprintf(err, BENCH_ERRLEN, "out of memory");
-    return -1;
-  }
+  int cap;
+  double *samples = plan_samples(plan, &cap, err);
+  if (samples == NULL) return -1;
   int runs = 0, rc = 0, batch = 1;
   double per_run_s = 0; /* the host's enqueue time per run, last batch */
   const double start = bench_now();
@@ -510,12 +515,9 @@ extern "C" int bench_gpu_measure(bench_gpu *g, bench_body body, void *arg, const
 
 extern "C" int bench_gpu_measure_single(bench_gpu *g, bench_body body, void *arg, const bench_plan *plan,
                                         bench_stats *out, char err[BENCH_ERRLEN]) {
-  const int cap = plan->fixed_runs > 0 ? plan->fixed_runs : plan->max_runs;
-  double *samples = static_cast<double *>(malloc(static_cast<size_t>(cap) * sizeof(double)));
-  if (samples == NULL) {
-    snprintf(err, BENCH_ERRLEN, "out of memory");
-    return -1;
-  }
+  int cap;
+  double *samples = plan_samples(plan, &cap, err);
+  if (samples == NULL) return -1;
   int runs = 0, rc = 0;
   const double start = bench_now();
   while (rc == 0 && runs < cap && !bench_plan_done(plan, runs, bench_now() - start)) {

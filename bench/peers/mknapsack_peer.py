@@ -5,13 +5,18 @@ Runs in the interpreter that has mknapsack (its wheels need NumPy 1, so it
 lives in a virtual environment of its own, .venv-mknapsack). Reads one JSON
 job from stdin: weights, values, capacity, method ("mt1" or "mt2", which is
 asked for an exact solution) and the timing plan of bench/bench_timing.c;
-writes one JSON answer: status, the optimum and the timing statistics (the
-first solve is the warm-up). Items heavier than the capacity are left out
-before the call (MT1 and MT2 reject them); they can never be taken.
+writes one JSON answer: status, the optimum and the timing statistics
+(cpu_peers.py's time_call: the first solve is the warm-up). Items heavier
+than the capacity are left out before the call (MT1 and MT2 reject them);
+they can never be taken.
 """
 import json
+import os
 import sys
-import time
+import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_peers import Plan, time_call  # noqa: E402  (the bench's timing plan, shared)
 
 
 def main():
@@ -32,34 +37,11 @@ def main():
         taken = solve_single_knapsack(values, weights, cap, method=job["method"], method_kwargs=kwargs)
         return int(sum(v for v, t in zip(values, taken) if t))
 
-    plan = job["plan"]
     try:
-        t0, c0 = time.perf_counter(), time.process_time()
-        best = solve()
-        first = time.perf_counter() - t0
-        samples = [first]
-        if plan["repeat"] > 0 or first < plan["max_time"]:
-            samples, start, c0 = [], time.perf_counter(), time.process_time()
-            while True:
-                runs, elapsed = len(samples), time.perf_counter() - start
-                if plan["repeat"] > 0:
-                    if runs >= plan["repeat"]:
-                        break
-                elif (runs >= 1 and elapsed >= plan["max_time"]) or (
-                        runs >= plan["min_runs"] and elapsed >= plan["min_time"]):
-                    break
-                t0 = time.perf_counter()
-                solve()
-                samples.append(time.perf_counter() - t0)
+        best, stats = time_call(solve, Plan(types.SimpleNamespace(**job["plan"])))
     except Exception as exc:
         print(json.dumps({"status": "error", "message": f"{type(exc).__name__}: {exc}"[:200]}))
         return
-    cpu = time.process_time() - c0
-    s = sorted(samples)
-    n = len(s)
-    median = s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
-    stats = {"median_s": median, "min_s": s[0], "p90_s": s[(9 * n + 9) // 10 - 1], "runs": n,
-             "cores_used": cpu / sum(s) if sum(s) > 0 else 0.0}
     print(json.dumps({"status": "ok", "best": best, "stats": stats}))
 
 

@@ -1,8 +1,9 @@
 """skss_knapsack() against OR-Tools' knapsack solvers and mknapsack's MT2.
 
 Instances follow Pisinger's classes: weights uniform in [1, R]; values
-uniform in [1, R] (uncorrelated) or w + R/10 (strongly correlated); the
-capacity is half the total weight. The optimum must equal OR-Tools' (its
+uniform in [1, R] (uncorrelated), w + R/10 (strongly correlated), and the
+weakly, inverse strongly correlated and subset-sum classes; the capacity is
+half the total weight. The optimum must equal OR-Tools' (its
 dynamic-programming solver, and for uncorrelated instances also its
 branch-and-bound solver), on CPU_REF and on CPU with every algorithm, and
 the chosen items must weigh at most C and be worth the optimum.
@@ -39,12 +40,20 @@ LIB.skss_knapsack.restype = ctypes.c_int
 
 
 def pisinger(kind, n, r, seed):
+    """Weights uniform in [1, r]; values by class; C = half the total weight."""
     rng = random.Random(seed)
     weights = [rng.randint(1, r) for _ in range(n)]
-    if kind == "uncorrelated":
+    if kind == "inverse":
         values = [rng.randint(1, r) for _ in range(n)]
-    else:
+        weights = [v + r // 10 for v in values]
+    elif kind == "subset":
+        values = list(weights)
+    elif kind == "weak":
+        values = [max(1, w - r // 10 + rng.randint(0, 2 * (r // 10))) for w in weights]
+    elif kind == "strong":
         values = [w + r // 10 for w in weights]
+    else:
+        values = [rng.randint(1, r) for _ in range(n)]
     return weights, values, sum(weights) // 2
 
 
@@ -178,31 +187,13 @@ def mknapsack_optimum(weights, values, capacity, method):
     return res["best"]
 
 
-def pisinger_more(kind, n, r, seed):
-    """The classes core is built for, beyond OR-Tools' reach at these sizes."""
-    rng = random.Random(seed)
-    weights = [rng.randint(1, r) for _ in range(n)]
-    if kind == "inverse":
-        values = [rng.randint(1, r) for _ in range(n)]
-        weights = [v + r // 10 for v in values]
-    elif kind == "subset":
-        values = list(weights)
-    elif kind == "weak":
-        values = [max(1, w - r // 10 + rng.randint(0, 2 * (r // 10))) for w in weights]
-    elif kind == "strong":
-        values = [w + r // 10 for w in weights]
-    else:
-        values = [rng.randint(1, r) for _ in range(n)]
-    return weights, values, sum(weights) // 2
-
-
 @pytest.mark.parametrize("kind,n,r,seed", [("uncorrelated", 2000, 10000, 11), ("weak", 2000, 10000, 12),
                                            ("subset", 2000, 100000, 15)])
 def test_core_matches_mknapsack(contexts, kind, n, r, seed):
     """core's optimum equals Martello and Toth's MT2 (exact) on the classes
     MT2 solves in seconds (on strongly and inverse strongly correlated
     instances of these sizes it runs for minutes; OR-Tools checks those)."""
-    weights, values, capacity = pisinger_more(kind, n, r, seed)
+    weights, values, capacity = pisinger(kind, n, r, seed)
     expected = mknapsack_optimum(weights, values, capacity, "mt2")
     for backend in ("cpu-ref", "cpu"):
         best, taken = skss_solve(contexts[(backend, 1)], "core", weights, values, capacity)
