@@ -198,16 +198,58 @@
 
 
 /* ---- stream compaction (compact/) ---- */
-/* onepass: threads a block for 1-, 2-, 4- and 8-byte elements [untuned]. */
+/* onepass block shapes, per element width. Each block stages its tile's
+ * kept elements in shared memory (values: 16 bytes a vector; positions: 2
+ * bytes an element) and holds its payload in registers until then, so the
+ * shape sets the bytes in flight an SM (threads x vectors x 16 x blocks),
+ * the tile a look-back amortises, and the shared memory a block. Every
+ * macro may be overridden for a sweep, for this file alone, through the
+ * CMake cache variable SKSS_CUDA_COMPACT_DEFS (docs/performance.md,
+ * "Prediction for the restructured onepass"); threads a multiple of 32 up
+ * to 1024, a tile at most 65536 elements. */
+/* onepass: threads a block; 256 for the barrier's few warps and 8 blocks an SM by threads [untuned]. */
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B
 #define SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B 256
+#endif
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B
 #define SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B 256
+#endif
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B
 #define SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B 256
+#endif
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_THREADS_8B
 #define SKSS_CUDA_COMPACT_ONEPASS_THREADS_8B 256
-/* onepass: 16-byte vectors a thread loads (64 B in flight: 64 u8, 32 u16, 16 f32, 8 f64 items) [untuned]. */
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B 4
+#endif
+/* onepass: 16-byte vectors a thread loads: 64 bytes in flight (32 u16, 16 f32, 8 f64 items;
+ * tiles of 8192, 4096, 2048), but 2 for u8 (32 items): 8192-element tiles, half the old 16K, so
+ * that small inputs spread over twice the blocks and the 16 flag tests a vector stay short [untuned]. */
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B
+#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B 2
+#endif
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_VECTORS_2B
 #define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_2B 4
+#endif
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B
 #define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B 4
+#endif
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B
 #define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B 4
+#endif
+/* onepass: blocks an SM that __launch_bounds__ caps the registers for: 8 (32 registers, 100%
+ * occupancy) where that does not spill, u8's 2 vectors a thread; 6 (40 registers, 75%) for 4
+ * vectors a thread, which spill 8-32 bytes at 32; shared memory never binds first [untuned]. */
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_1B
+#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_1B 8
+#endif
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_2B
+#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_2B 6
+#endif
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_4B
+#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_4B 6
+#endif
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_8B
+#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_8B 6
+#endif
 /* onepass: first and longest __nanosleep of a look-back waiting on a predecessor, ns [untuned]. */
 #define SKSS_CUDA_COMPACT_SPIN_NS_MIN 32
 #define SKSS_CUDA_COMPACT_SPIN_NS_MAX 512
