@@ -16,7 +16,10 @@
  * and indices, f32 values, checked by streaming the outputs back; skipped
  * with a message where the device lacks the memory). Outputs are poisoned
  * with 0xA5 before each call and must stay so past *count (and 64 bytes
- * past n). SKSS_TEST_SMALL=1 keeps n <= 4099 (compute-sanitizer);
+ * past n). Onepass's edges: n next to multiples of every width's tile;
+ * whole tiles kept all, none or in runs; values and indices at every
+ * offset mod 16 bytes (its 16-byte stores peel a head and a tail), with
+ * nothing written outside. SKSS_TEST_SMALL=1 keeps n <= 4099 (compute-sanitizer);
  * SKSS_CP_ALGS=id limits the algorithms; SKSS_TEST_ONLY=PATTERN runs the
  * tests whose names match. Exits 77 without a GPU.
  */
@@ -363,6 +366,170 @@ static void test_unaligned_pointers(void **state) {
   finish("unaligned");
 }
 
+/* ---- tile edges and output alignment (onepass: tiles of 2048 .. 8192 elements) ---- */
+
+/* Tile lengths of the widths' shapes (tuning.h) and the old 16K: sizes next to their multiples. */
+static const int64_t TILE_LENGTHS[] = {2048, 4096, 8192, 16384};
+/* Runs that hold whole tiles of every width. */
+#define RUN 16384
+
+static bool is_float(skss_dtype t) { return t == SKSS_DTYPE_F32 || t == SKSS_DTYPE_F64; }
+
+/* Element i of `in` as the small integer x (exact in every dtype). */
+static void put_small(skss_dtype t, void *in, int64_t i, int x) {
+  switch (skss_dtype_size(t)) {
+    case 1: ((uint8_t *)in)[i] = (uint8_t)x; break;
+    case 2: ((uint16_t *)in)[i] = (uint16_t)x; break;
+    case 4:
+      if (t == SKSS_DTYPE_F32) ((float *)in)[i] = (float)x;
+      else ((uint32_t *)in)[i] = (uint32_t)x;
+      break;
+    default:
+      if (t == SKSS_DTYPE_F64) ((double *)in)[i] = (double)x;
+      else ((uint64_t *)in)[i] = (uint64_t)x;
+  }
+}
+
+/* Runs of RUN elements kept all, none, or at random (odd and even runs
+ * of random length in the third), for `x > 100` and the byte mask alike. */
+static void fill_runs(tu_rng *r, skss_compact_desc *d, void *in, uint8_t *mask) {
+  d->keep = SKSS_COMPACT_KEEP_GT;
+  if (is_float(d->dtype)) d->a.f = 100.0;
+  else d->a.i = 100;
+  bool keep = false;
+  for (int64_t i = 0; i < d->n; i++) {
+    const int64_t run = i / RUN;
+    if (run % 3 == 0) keep = true;
+    else if (run % 3 == 1) keep = false;
+    else if (tu_next(r) % 5 == 0) keep = !keep;
+    put_small(d->dtype, in, i, keep ? 101 + (int)(i % 27) : (int)(i % 101));
+    mask[i] = (uint8_t)(keep ? 1 + i % 255 : 0);
+  }
+}
+
+/* n just below, at and above multiples of every width's tile, random data;
+ * then whole tiles kept all / none / in runs, value and mask predicates,
+ * every output mode (in place too). */
+static void test_tile_edges(void **state) {
+  (void)state;
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 26);
+  void *in = malloc((size_t)MAX_N * 8 + 8);
+  uint8_t *mask = malloc((size_t)MAX_N + 8);
+  assert_true(in != NULL && mask != NULL);
+  int rot = 0;
+  for (int t = 0; t < N_DTYPES; t++)
+    for (size_t k = 0; k < sizeof TILE_LENGTHS / sizeof TILE_LENGTHS[0]; k++) {
+      const int64_t T = TILE_LENGTHS[k];
+      const int64_t sizes[] = {T - 1, T, T + 1, 3 * T - 1, 3 * T + 1};
+      for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        if (small_only() && sizes[z] > 4099) continue;
+        static const skss_compact_keep KEEPS[] = {SKSS_COMPACT_KEEP_GT, SKSS_COMPACT_KEEP_MASK_BITS};
+        for (int q = 0; q < 2; q++) {
+          skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+          d.dtype = DTYPES[t];
+          d.keep = KEEPS[q];
+          d.n = sizes[z];
+          tu_compact_scalars(&r, d.dtype, 0, &d.a, &d.b);
+          tu_compact_fill(&r, &d, in, mask);
+          check_all(d, in, q == 1 ? mask : NULL, rot++, z == 2);
+        }
+      }
+    }
+  if (!small_only())
+    for (int t = 0; t < N_DTYPES; t++)
+      for (int q = 0; q < 2; q++) {
+        skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+        d.dtype = DTYPES[t];
+        d.n = 6 * RUN + 5;
+        fill_runs(&r, &d, in, mask);
+        if (q == 1) d.keep = SKSS_COMPACT_KEEP_MASK_BYTES;
+        check_all(d, in, q == 1 ? mask : NULL, rot++, true);
+      }
+  free(in);
+  free(mask);
+  finish("tile edges");
+}
+
+/* Values and indices written at every offset mod 16 bytes that their
+ * elements allow (the 16-byte stores peel a head and a tail), on runs of
+ * whole tiles kept all, none or at random: the outputs match cpu-ref and
+ * nothing before or after them is written. */
+static void test_output_offsets(void **state) {
+  (void)state;
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 27);
+  const int64_t n = small_only() ? 4099 : 3 * RUN + 77;
+  const size_t room = (size_t)n * 8 + 2 * GUARD;
+  uint8_t *h_in = malloc((size_t)n * 8), *mask = malloc((size_t)n), *got = malloc(room);
+  uint8_t *b_in, *b_mask, *b_out, *b_idx;
+  int64_t *b_count;
+  assert_true(h_in != NULL && mask != NULL && got != NULL);
+  assert_int_equal(cudaMalloc((void **)&b_in, (size_t)n * 8), cudaSuccess);
+  assert_int_equal(cudaMalloc((void **)&b_mask, (size_t)n), cudaSuccess);
+  assert_int_equal(cudaMalloc((void **)&b_out, room), cudaSuccess);
+  assert_int_equal(cudaMalloc((void **)&b_idx, room), cudaSuccess);
+  assert_int_equal(cudaMalloc((void **)&b_count, 8), cudaSuccess);
+  for (int t = 0; t < N_DTYPES; t++)
+    for (int q = 0; q < 2; q++) {
+      skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+      d.dtype = DTYPES[t];
+      d.n = n;
+      const size_t elem = skss_dtype_size(d.dtype);
+      fill_runs(&r, &d, h_in, mask);
+      if (small_only()) /* one run: flip at random */
+        for (int64_t i = 0; i < n; i++) mask[i] = (uint8_t)(tu_next(&r) & 1u);
+      if (q == 1) d.keep = SKSS_COMPACT_KEEP_MASK_BYTES;
+      d.mask = q == 1 ? mask : NULL;
+      expected want = {-1, malloc((size_t)n * elem), malloc((size_t)n * 8)};
+      assert_true(want.values != NULL && want.indices != NULL);
+      TU_OK(ORACLE, skss_compact(ORACLE, &d, h_in, want.values, want.indices, &want.count));
+      assert_int_equal(cudaMemcpy(b_in, h_in, (size_t)n * elem, cudaMemcpyHostToDevice), cudaSuccess);
+      assert_int_equal(cudaMemcpy(b_mask, mask, (size_t)n, cudaMemcpyHostToDevice), cudaSuccess);
+      if (q == 1) d.mask = b_mask;
+      const size_t kept = (size_t)want.count;
+      for (int alg = 1; alg <= LAST_ALG; alg++) {
+        if (!cuda_alg(alg)) continue;
+        d.algorithm = (skss_compact_algorithm)alg;
+        for (size_t off = 0; off < 16; off += elem) {
+          /* values at GUARD + off, indices at GUARD + 8 or + 0 in turn */
+          const size_t ioff = GUARD + 8 * ((off / elem) % 2);
+          assert_int_equal(cudaMemset(b_out, POISON, room), cudaSuccess);
+          assert_int_equal(cudaMemset(b_idx, POISON, room), cudaSuccess);
+          TU_OK(CTX, skss_compact(CTX, &d, b_in, b_out + GUARD + off, (int64_t *)(b_idx + ioff), b_count));
+          int64_t count = -1;
+          assert_int_equal(cudaMemcpy(&count, b_count, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+          if (count != want.count) {
+            CASE_FAIL("%s offsets %s %s +%zu: count %lld, cpu-ref %lld", alg_name(alg), skss_dtype_name(d.dtype),
+                      KEEP_NAMES[d.keep], off, (long long)count, (long long)want.count);
+            continue;
+          }
+          assert_int_equal(cudaMemcpy(got, b_out, room, cudaMemcpyDeviceToHost), cudaSuccess);
+          if (!all_poison(got, GUARD + off) || memcmp(got + GUARD + off, want.values, kept * elem) != 0 ||
+              !all_poison(got + GUARD + off + kept * elem, room - GUARD - off - kept * elem))
+            CASE_FAIL("%s offsets %s %s: values at +%zu differ from cpu-ref or were written outside", alg_name(alg),
+                      skss_dtype_name(d.dtype), KEEP_NAMES[d.keep], off);
+          assert_int_equal(cudaMemcpy(got, b_idx, room, cudaMemcpyDeviceToHost), cudaSuccess);
+          if (!all_poison(got, ioff) || memcmp(got + ioff, want.indices, kept * 8) != 0 ||
+              !all_poison(got + ioff + kept * 8, room - ioff - kept * 8))
+            CASE_FAIL("%s offsets %s %s: indices at +%zu differ from cpu-ref or were written outside",
+                      alg_name(alg), skss_dtype_name(d.dtype), KEEP_NAMES[d.keep], ioff - GUARD);
+        }
+      }
+      free(want.values);
+      free(want.indices);
+    }
+  cudaFree(b_in);
+  cudaFree(b_mask);
+  cudaFree(b_out);
+  cudaFree(b_idx);
+  cudaFree(b_count);
+  free(h_in);
+  free(mask);
+  free(got);
+  finish("output offsets");
+}
+
 /* A context on the caller's non-blocking stream: an all-device call returns
  * without waiting (the count is written by the device, read after the
  * stream); calls in a row on the stream see each other's results. AUTO is
@@ -626,6 +793,8 @@ int main(void) {
       cmocka_unit_test(test_every_dtype_predicate_and_size),
       cmocka_unit_test(test_selectivities_at_a_million),
       cmocka_unit_test(test_unaligned_pointers),
+      cmocka_unit_test(test_tile_edges),
+      cmocka_unit_test(test_output_offsets),
       cmocka_unit_test(test_callers_stream_and_auto),
       cmocka_unit_test(test_misuse),
       cmocka_unit_test(test_small_call_time),
