@@ -250,6 +250,12 @@
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_8B
 #define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_8B 6
 #endif
+/* onepass: 1: as many blocks as the SMs hold (SMs x BLOCKS), each looping over tiles by ticket
+ * and taking the next one as a tile starts, so that the atomic's latency hides behind the tile's
+ * loads; 0: one block a tile, as before (a block then mostly does one) [untuned]. */
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_PERSISTENT
+#define SKSS_CUDA_COMPACT_ONEPASS_PERSISTENT 1
+#endif
 /* onepass: first and longest __nanosleep of a look-back waiting on a predecessor, ns [untuned]. */
 #define SKSS_CUDA_COMPACT_SPIN_NS_MIN 32
 #define SKSS_CUDA_COMPACT_SPIN_NS_MAX 512

@@ -2,15 +2,16 @@
  * compact_onepass.cu — SKSS_COMPACT_ALGORITHM_ONEPASS (ours): stream compaction in one pass,
  * each element read once and each kept element written once; a tile's output offset comes
  * from earlier tiles by decoupled look-back (Merrill & Garland's single-pass scan, our code).
- * A block takes the next tile by ticket. Warp w owns VPT chunks of 32 x 16 bytes, lane l the
- * l-th 16-byte vector of each. The block loads its whole tile into registers (a mask first,
- * then the payload only of vectors with a kept element) and counts each chunk by a warp scan;
- * after one barrier every warp scans the warps' totals itself, warp 0 publishes the tile's
- * count, every warp stages its kept elements (values and/or 16-bit positions) compacted in
- * shared memory at their place in the tile, and warp 0 looks back meanwhile and publishes the
- * tile's prefix. After a second barrier the block writes the tile's kept elements as one
- * contiguous run, with 16-byte stores between an unaligned head and tail. The last tile
- * writes *count. In place is safe: docs/algorithms/compact.md.
+ * Blocks (as many as the SMs hold) take tiles by ticket, the next as a tile starts. Warp w
+ * owns VPT chunks of 32 x 16 bytes, lane l the l-th 16-byte vector of each. The block loads its
+ * whole tile into registers (a mask first, then the payload only of vectors with a kept
+ * element) and counts each chunk by a warp scan; after one barrier every warp scans the warps'
+ * totals itself, warp 0 publishes the tile's count, every warp stages its kept elements
+ * (values and/or 16-bit positions) compacted in shared memory at their place in the tile, and
+ * warp 0 looks back meanwhile and publishes the tile's prefix. After a second barrier the
+ * block writes the tile's kept elements as one contiguous run, with 16-byte stores between an
+ * unaligned head and tail. The last tile writes *count. In place is safe:
+ * docs/algorithms/compact.md.
  */
 #include <climits>
 
@@ -87,6 +88,13 @@ __device__ __forceinline__ void status_put(const onepass_params &p, long long ti
   const u64 w = static_cast<u64>(p.st.epoch) << SKSS__CP_EPOCH_SHIFT | kind << SKSS__CP_KIND_SHIFT |
                 static_cast<u64>(value);
   cuda::atomic_ref<u64, cuda::thread_scope_device>(p.st.words[tile]).store(w, cuda::memory_order_relaxed);
+}
+
+/* The next tile by ticket (this call's tickets count from ticket_base).
+ * Relaxed: the ticket only orders tiles by start; counts travel in the
+ * status words. */
+__device__ __forceinline__ long long take_ticket(const onepass_params &p) {
+  return static_cast<long long>(atomicAdd(p.st.ticket, 1ull) - p.st.ticket_base);
 }
 
 /* The number of elements kept by tiles 0 .. t-1 (t > 0), by the whole warp:
@@ -222,133 +230,147 @@ __global__ void __launch_bounds__(shape<sizeof(UT)>::THREADS, shape<sizeof(UT)>:
   constexpr bool MASK = TEST == SKSS__CP_MASK_BYTES || TEST == SKSS__CP_MASK_BITS;
   extern __shared__ uint4 s_stage[]; /* geometry<UT>::smem(values wanted, indices wanted) bytes */
   __shared__ unsigned s_warp_total[WARPS];
-  __shared__ long long s_tile, s_prefix;
+  __shared__ long long s_tile[2], s_prefix;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  /* relaxed: the ticket only orders tiles by start; counts travel in the status words */
-  if (threadIdx.x == 0) s_tile = static_cast<long long>(atomicAdd(p.st.ticket, 1ull) - p.st.ticket_base);
-  /* the ticket is in shared memory */
+  const long long n = p.n;
+  if (threadIdx.x == 0) s_tile[0] = take_ticket(p);
+  /* the first ticket is in shared memory */
   __syncthreads();
-  const long long t = s_tile, n = p.n;
-  const long long seg = t * TILE + static_cast<long long>(warp) * SEG;
-  const bool full = (t + 1) * TILE <= n, vec = p.vec_in && full;
-  const UT *in = static_cast<const UT *>(p.in);
-  const bool want_values = p.values != nullptr, want_indices = p.indices != nullptr;
+  /* tiles in ticket order until the tickets run past the last tile; the
+   * next ticket is taken as a tile starts and stored before its second
+   * barrier, so its latency hides behind the tile's loads and look-back */
+  for (int buf = 0;; buf ^= 1) {
+    const long long t = s_tile[buf];
+    if (t >= p.tiles) return;
+    /* the next ticket, issued before the loads (s_tile[buf ^ 1] was read as the last tile began) */
+    long long next = 0;
+    if (threadIdx.x == 0) next = take_ticket(p);
+    const long long seg = t * TILE + static_cast<long long>(warp) * SEG;
+    const bool full = (t + 1) * TILE <= n, vec = p.vec_in && full;
+    const UT *in = static_cast<const UT *>(p.in);
+    const bool want_values = p.values != nullptr, want_indices = p.indices != nullptr;
 
-  /* the whole tile into registers, with each vector's flags: the loads of a
-   * loop are independent and branch-free, so all of them are in flight at once */
-  uint4 v[VPT];
-  unsigned fl[VPT];
-  const long long first = seg + lane * E;
-  if constexpr (MASK) {
-    if (full && (TEST == SKSS__CP_MASK_BITS || p.vec_mask)) {
+    /* the whole tile into registers, with each vector's flags: the loads of a
+     * loop are independent and branch-free, so all of them are in flight at once */
+    uint4 v[VPT];
+    unsigned fl[VPT];
+    const long long first = seg + lane * E;
+    if constexpr (MASK) {
+      if (full && (TEST == SKSS__CP_MASK_BITS || p.vec_mask)) {
 #pragma unroll
-      for (int j = 0; j < VPT; j++) fl[j] = full_mask_flags<TEST, E>(p.mask, first + j * CHUNK);
+        for (int j = 0; j < VPT; j++) fl[j] = full_mask_flags<TEST, E>(p.mask, first + j * CHUNK);
+      } else {
+#pragma unroll
+        for (int j = 0; j < VPT; j++) {
+          const long long idx = first + j * CHUNK;
+          fl[j] = idx < n ? skss__cp_mask_flags<TEST, E>(p.mask, idx, n, p.vec_mask) : 0u;
+        }
+      }
+      /* flags before payload: a vector with nothing kept is never read */
+#pragma unroll
+      for (int j = 0; j < VPT; j++) v[j] = make_uint4(0, 0, 0, 0);
+      if (want_values && vec) {
+#pragma unroll
+        for (int j = 0; j < VPT; j++)
+          if (fl[j] != 0) v[j] = *reinterpret_cast<const uint4 *>(in + first + j * CHUNK);
+      } else if (want_values) {
+#pragma unroll
+        for (int j = 0; j < VPT; j++)
+          if (fl[j] != 0) v[j] = skss__cp_load<UT>(in, first + j * CHUNK, n, false);
+      }
+      if (threadIdx.x == 0) s_tile[buf ^ 1] = next;
     } else {
+      if (vec) {
 #pragma unroll
-      for (int j = 0; j < VPT; j++) {
-        const long long idx = first + j * CHUNK;
-        fl[j] = idx < n ? skss__cp_mask_flags<TEST, E>(p.mask, idx, n, p.vec_mask) : 0u;
+        for (int j = 0; j < VPT; j++) v[j] = *reinterpret_cast<const uint4 *>(in + first + j * CHUNK);
+      } else {
+#pragma unroll
+        for (int j = 0; j < VPT; j++) v[j] = skss__cp_load<UT>(in, first + j * CHUNK, n, false);
+      }
+      /* stored here, not held: the atomic returns as the loads do */
+      if (threadIdx.x == 0) s_tile[buf ^ 1] = next;
+#pragma unroll
+      for (int j = 0; j < VPT; j++)
+        fl[j] = skss__cp_value_flags<UT, TEST>(v[j], skss__cp_valid<E>(first + j * CHUNK, n), p.rule);
+    }
+    /* each lane's place among its warp's kept elements (chunk by chunk, lane
+     * by lane): two chunks a scan, in 16-bit halves */
+    unsigned place[VPT], warp_total = 0;
+#pragma unroll
+    for (int j = 0; j < VPT; j += 2) {
+      const unsigned c0 = __popc(fl[j]), c1 = j + 1 < VPT ? __popc(fl[j + 1]) : 0u;
+      const unsigned packed = c0 | c1 << 16;
+      const unsigned incl = skss_warp::kogge_stone::scan(packed, lane);
+      const unsigned excl = incl - packed, total = skss_warp::broadcast(incl, 31);
+      place[j] = warp_total + (excl & 0xffffu);
+      warp_total += total & 0xffffu;
+      if (j + 1 < VPT) {
+        place[j + 1] = warp_total + (excl >> 16);
+        warp_total += total >> 16;
       }
     }
-    /* flags before payload: a vector with nothing kept is never read */
-#pragma unroll
-    for (int j = 0; j < VPT; j++) v[j] = make_uint4(0, 0, 0, 0);
-    if (want_values && vec) {
-#pragma unroll
-      for (int j = 0; j < VPT; j++)
-        if (fl[j] != 0) v[j] = *reinterpret_cast<const uint4 *>(in + first + j * CHUNK);
-    } else if (want_values) {
-#pragma unroll
-      for (int j = 0; j < VPT; j++)
-        if (fl[j] != 0) v[j] = skss__cp_load<UT>(in, first + j * CHUNK, n, false);
-    }
-  } else {
-    if (vec) {
-#pragma unroll
-      for (int j = 0; j < VPT; j++) v[j] = *reinterpret_cast<const uint4 *>(in + first + j * CHUNK);
-    } else {
-#pragma unroll
-      for (int j = 0; j < VPT; j++) v[j] = skss__cp_load<UT>(in, first + j * CHUNK, n, false);
-    }
-#pragma unroll
-    for (int j = 0; j < VPT; j++)
-      fl[j] = skss__cp_value_flags<UT, TEST>(v[j], skss__cp_valid<E>(first + j * CHUNK, n), p.rule);
-  }
-  /* each lane's place among its warp's kept elements (chunk by chunk, lane
-   * by lane): two chunks a scan, in 16-bit halves */
-  unsigned place[VPT], warp_total = 0;
-#pragma unroll
-  for (int j = 0; j < VPT; j += 2) {
-    const unsigned c0 = __popc(fl[j]), c1 = j + 1 < VPT ? __popc(fl[j + 1]) : 0u;
-    const unsigned packed = c0 | c1 << 16;
-    const unsigned incl = skss_warp::kogge_stone::scan(packed, lane);
-    const unsigned excl = incl - packed, total = skss_warp::broadcast(incl, 31);
-    place[j] = warp_total + (excl & 0xffffu);
-    warp_total += total & 0xffffu;
-    if (j + 1 < VPT) {
-      place[j + 1] = warp_total + (excl >> 16);
-      warp_total += total >> 16;
-    }
-  }
-  if (lane == 0) s_warp_total[warp] = warp_total;
-  /* in place: this thread's loads are performed before the tile publishes (later tiles write over them) */
-  if (p.in_place) __threadfence();
-  /* the warps' totals are in shared memory, and every load of the tile is done */
-  __syncthreads();
-
-  /* every warp: its offset in the tile, and the tile's count */
-  const unsigned x = lane < WARPS ? s_warp_total[lane] : 0u;
-  const unsigned incl = skss_warp::kogge_stone::scan(x, lane);
-  const unsigned warp_excl = skss_warp::broadcast(incl - x, warp);
-  const unsigned aggregate = skss_warp::broadcast(incl, 31);
-  if (warp == 0 && lane == 0) {
-    /* in place: release, so that a tile which sees this status word also sees our loads done */
+    if (lane == 0) s_warp_total[warp] = warp_total;
+    /* in place: this thread's loads are performed before the tile publishes (later tiles write over them) */
     if (p.in_place) __threadfence();
-    status_put(p, t, t == 0 ? SKSS__CP_INCLUSIVE : SKSS__CP_AGGREGATE, aggregate);
-  }
+    /* the warps' totals are in shared memory, and every load of the tile is done */
+    __syncthreads();
 
-  /* stage the kept elements at their place in the tile while warp 0 looks back;
-   * element e of a vector goes after the vector's kept elements below it */
-  const bool stage = want_values || want_indices;
-  UT *s_vals = reinterpret_cast<UT *>(s_stage);
-  unsigned short *s_pos =
-      reinterpret_cast<unsigned short *>(reinterpret_cast<uint8_t *>(s_stage) + (want_values ? G::VALUE_BYTES : 0));
-  if (stage) {
+    /* every warp: its offset in the tile, and the tile's count */
+    const unsigned x = lane < WARPS ? s_warp_total[lane] : 0u;
+    const unsigned incl = skss_warp::kogge_stone::scan(x, lane);
+    const unsigned warp_excl = skss_warp::broadcast(incl - x, warp);
+    const unsigned aggregate = skss_warp::broadcast(incl, 31);
+    if (warp == 0 && lane == 0) {
+      /* in place: release, so that a tile which sees this status word also sees our loads done */
+      if (p.in_place) __threadfence();
+      status_put(p, t, t == 0 ? SKSS__CP_INCLUSIVE : SKSS__CP_AGGREGATE, aggregate);
+    }
+
+    /* stage the kept elements at their place in the tile while warp 0 looks back;
+     * element e of a vector goes after the vector's kept elements below it */
+    const bool stage = want_values || want_indices;
+    UT *s_vals = reinterpret_cast<UT *>(s_stage);
+    unsigned short *s_pos =
+        reinterpret_cast<unsigned short *>(reinterpret_cast<uint8_t *>(s_stage) + (want_values ? G::VALUE_BYTES : 0));
+    if (stage) {
 #pragma unroll
-    for (int j = 0; j < VPT; j++) {
-      const unsigned at = warp_excl + place[j];
-      const unsigned pos = static_cast<unsigned>(warp * SEG + j * CHUNK + lane * E);
+      for (int j = 0; j < VPT; j++) {
+        const unsigned at = warp_excl + place[j];
+        const unsigned pos = static_cast<unsigned>(warp * SEG + j * CHUNK + lane * E);
 #pragma unroll
-      for (int e = 0; e < E; e++) {
-        const unsigned slot = at + __popc(fl[j] & ((1u << e) - 1u));
-        if ((fl[j] >> e) & 1u) {
-          if (want_values) s_vals[slot] = skss__cp_get<UT>(v[j], e);
-          if (want_indices) s_pos[slot] = static_cast<unsigned short>(pos + e);
+        for (int e = 0; e < E; e++) {
+          const unsigned slot = at + __popc(fl[j] & ((1u << e) - 1u));
+          if ((fl[j] >> e) & 1u) {
+            if (want_values) s_vals[slot] = skss__cp_get<UT>(v[j], e);
+            if (want_indices) s_pos[slot] = static_cast<unsigned short>(pos + e);
+          }
         }
       }
     }
-  }
 
-  if (warp == 0) {
-    long long prefix = 0;
-    if (t > 0) {
-      prefix = look_back(p, t, lane);
-      /* in place: acquire, so our writes follow the loads of every tile counted */
-      if (p.in_place) __threadfence();
-      if (lane == 0) status_put(p, t, SKSS__CP_INCLUSIVE, prefix + aggregate);
+    if (warp == 0) {
+      long long prefix = 0;
+      if (t > 0) {
+        prefix = look_back(p, t, lane);
+        /* in place: acquire, so our writes follow the loads of every tile counted */
+        if (p.in_place) __threadfence();
+        if (lane == 0) status_put(p, t, SKSS__CP_INCLUSIVE, prefix + aggregate);
+      }
+      if (lane == 0) {
+        s_prefix = prefix;
+        if (t == p.tiles - 1) *p.count = prefix + aggregate;
+      }
     }
-    if (lane == 0) {
-      s_prefix = prefix;
-      if (t == p.tiles - 1) *p.count = prefix + aggregate;
-    }
+    /* the tile's prefix and every staged element are in shared memory. The
+     * next tile's shared stores follow this barrier (the ticket, the warps'
+     * totals: read before it) or its own first one, which every thread
+     * reaches only after its reads of this tile's stage and prefix */
+    __syncthreads();
+    const long long prefix = s_prefix;
+    if (want_values)
+      write_values<UT, G::THREADS>(static_cast<UT *>(p.values) + prefix, s_vals, aggregate, p.vec_values);
+    if (want_indices) write_indices<G::THREADS>(p.indices + prefix, s_pos, t * TILE, aggregate, p.vec_indices);
   }
-  if (!stage) return;
-  /* the tile's prefix and every staged element are in shared memory */
-  __syncthreads();
-  const long long prefix = s_prefix;
-  if (want_values)
-    write_values<UT, G::THREADS>(static_cast<UT *>(p.values) + prefix, s_vals, aggregate, p.vec_values);
-  if (want_indices) write_indices<G::THREADS>(p.indices + prefix, s_pos, t * TILE, aggregate, p.vec_indices);
 }
 
 struct launch {
@@ -383,10 +405,14 @@ struct launch {
       SKSS_CUDA_TRY(ctx, fn,
                     cudaFuncSetAttribute(onepass_kernel<UT, TEST>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(smem)));
-    skss_status st = skss__cp_status_take(ctx, fn, static_cast<size_t>(tiles), static_cast<unsigned long long>(tiles),
-                                          &p.st);
+    /* blocks loop over tiles by ticket: as many as the SMs hold (0: one a tile);
+     * each takes one ticket past the last tile, so a call takes tiles + grid */
+    long long grid = SKSS_CUDA_COMPACT_ONEPASS_PERSISTENT ? static_cast<long long>(a->device_sms) * G::S::BLOCKS : 0;
+    if (grid <= 0 || grid > tiles) grid = tiles;
+    skss_status st = skss__cp_status_take(ctx, fn, static_cast<size_t>(tiles),
+                                          static_cast<unsigned long long>(tiles + grid), &p.st);
     if (st != SKSS_OK) return st;
-    onepass_kernel<UT, TEST><<<static_cast<unsigned>(tiles), G::THREADS, smem, skss__cuda(ctx)->stream>>>(p);
+    onepass_kernel<UT, TEST><<<static_cast<unsigned>(grid), G::THREADS, smem, skss__cuda(ctx)->stream>>>(p);
     if (cudaPeekAtLastError() != cudaSuccess) skss__cp_status_abandon(ctx);
     SKSS_CUDA_CHECK_LAUNCH(ctx, fn);
     return SKSS_OK;
