@@ -237,8 +237,8 @@ __global__ void __launch_bounds__(shape<sizeof(UT)>::THREADS, shape<sizeof(UT)>:
   /* the first ticket is in shared memory */
   __syncthreads();
   /* tiles in ticket order until the tickets run past the last tile; the
-   * next ticket is taken as a tile starts and stored before its second
-   * barrier, so its latency hides behind the tile's loads and look-back */
+   * next ticket is taken as a tile starts and stored in shared memory once
+   * the tile's loads are issued, so its latency hides behind theirs */
   for (int buf = 0;; buf ^= 1) {
     const long long t = s_tile[buf];
     if (t >= p.tiles) return;
