@@ -19,8 +19,10 @@
  * past n). Onepass's edges: n next to multiples of every width's tile;
  * whole tiles kept all, none or in runs; values and indices at every
  * offset mod 16 bytes (its 16-byte stores peel a head and a tail), with
- * nothing written outside. SKSS_TEST_SMALL=1 keeps n <= 4099 (compute-sanitizer);
- * SKSS_CP_ALGS=id limits the algorithms; SKSS_TEST_ONLY=PATTERN runs the
+ * nothing written outside; inputs over which onepass's blocks loop (two
+ * rounds of tiles). SKSS_TEST_SMALL=1 keeps n <= 4099 (compute-sanitizer),
+ * but for that last test, run on f32 and onepass alone (about 6.5M
+ * elements on 132 SMs); SKSS_CP_ALGS=id limits the algorithms; SKSS_TEST_ONLY=PATTERN runs the
  * tests whose names match. Exits 77 without a GPU.
  */
 #include <cuda_runtime.h>
@@ -29,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../src/cuda/tuning.h" /* onepass's shapes: inputs that make its blocks loop */
 #include "cuda_places.h"
 #include "testutil.h"
 
@@ -530,6 +533,93 @@ static void test_output_offsets(void **state) {
   finish("output offsets");
 }
 
+/* onepass launches as many blocks as the SMs hold and each loops over
+ * tiles: inputs of 2 such rounds of tiles + 77 elements (u8, i16, f32,
+ * i64; f32 and onepass alone when small) with values and indices, then in place, on
+ * device buffers, against cpu-ref, so that every block reuses its shared
+ * memory and takes tickets ahead. */
+static int64_t looping_n(skss_dtype t, int sms) {
+  static const int THREADS[] = {SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B, SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B,
+                                SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B, SKSS_CUDA_COMPACT_ONEPASS_THREADS_8B};
+  static const int VECTORS[] = {SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B, SKSS_CUDA_COMPACT_ONEPASS_VECTORS_2B,
+                                SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B, SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B};
+  static const int BLOCKS[] = {SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_1B, SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_2B,
+                               SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_4B, SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_8B};
+  const size_t elem = skss_dtype_size(t);
+  const int w = elem == 1 ? 0 : elem == 2 ? 1 : elem == 4 ? 2 : 3;
+  const int64_t tile = (int64_t)THREADS[w] * VECTORS[w] * (int64_t)(16 / elem);
+  return 2 * (int64_t)sms * BLOCKS[w] * tile + 77;
+}
+
+static void test_blocks_loop_over_tiles(void **state) {
+  (void)state;
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 28);
+  int dev = 0, sms = 0;
+  assert_int_equal(cudaGetDevice(&dev), cudaSuccess);
+  assert_int_equal(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), cudaSuccess);
+  static const skss_dtype TYPES[] = {SKSS_DTYPE_F32, SKSS_DTYPE_U8, SKSS_DTYPE_I16, SKSS_DTYPE_I64};
+  for (int k = 0; k < (small_only() ? 1 : 4); k++) {
+    skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+    d.dtype = TYPES[k];
+    d.keep = SKSS_COMPACT_KEEP_GT;
+    d.n = looping_n(d.dtype, sms);
+    const size_t n = (size_t)d.n, elem = skss_dtype_size(d.dtype);
+    tu_compact_scalars(&r, d.dtype, 0, &d.a, &d.b);
+    uint8_t *h_in = malloc(n * elem), *mask = malloc(n), *got = malloc(n * 8);
+    expected want = {-1, malloc(n * elem), malloc(n * 8)};
+    assert_true(h_in != NULL && mask != NULL && got != NULL && want.values != NULL && want.indices != NULL);
+    tu_compact_fill(&r, &d, h_in, mask);
+    TU_OK(ORACLE, skss_compact(ORACLE, &d, h_in, want.values, want.indices, &want.count));
+    const size_t kept = (size_t)want.count;
+    uint8_t *b_in, *b_out;
+    int64_t *b_idx, *b_count;
+    assert_int_equal(cudaMalloc((void **)&b_in, n * elem), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&b_out, n * elem), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&b_idx, n * 8), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&b_count, 8), cudaSuccess);
+    for (int alg = 1; alg <= LAST_ALG; alg++) {
+      /* small (compute-sanitizer): onepass alone, the one whose blocks loop */
+      if (!cuda_alg(alg) || (small_only() && alg != SKSS_COMPACT_ALGORITHM_ONEPASS)) continue;
+      d.algorithm = (skss_compact_algorithm)alg;
+      for (int in_place = 0; in_place < 2; in_place++) {
+        assert_int_equal(cudaMemcpy(b_in, h_in, n * elem, cudaMemcpyHostToDevice), cudaSuccess);
+        assert_int_equal(cudaMemset(b_idx, POISON, n * 8), cudaSuccess);
+        uint8_t *out = in_place ? b_in : b_out;
+        TU_OK(CTX, skss_compact(CTX, &d, b_in, out, in_place ? NULL : b_idx, b_count));
+        int64_t count = -1;
+        assert_int_equal(cudaMemcpy(&count, b_count, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+        if (count != want.count) {
+          CASE_FAIL("%s loop %s n=%zu%s: count %lld, cpu-ref %lld", alg_name(alg), skss_dtype_name(d.dtype), n,
+                    in_place ? " in place" : "", (long long)count, (long long)want.count);
+          continue;
+        }
+        assert_int_equal(cudaMemcpy(got, out, n * elem, cudaMemcpyDeviceToHost), cudaSuccess);
+        if (memcmp(got, want.values, kept * elem) != 0 ||
+            (in_place && memcmp(got + kept * elem, h_in + kept * elem, (n - kept) * elem) != 0))
+          CASE_FAIL("%s loop %s n=%zu%s: values differ from cpu-ref", alg_name(alg), skss_dtype_name(d.dtype), n,
+                    in_place ? " in place (or the rest of `in` changed)" : "");
+        if (!in_place) {
+          assert_int_equal(cudaMemcpy(got, b_idx, n * 8, cudaMemcpyDeviceToHost), cudaSuccess);
+          if (memcmp(got, want.indices, kept * 8) != 0 || !all_poison(got + kept * 8, (n - kept) * 8))
+            CASE_FAIL("%s loop %s n=%zu: indices differ from cpu-ref or were written past the count", alg_name(alg),
+                      skss_dtype_name(d.dtype), n);
+        }
+      }
+    }
+    cudaFree(b_in);
+    cudaFree(b_out);
+    cudaFree(b_idx);
+    cudaFree(b_count);
+    free(h_in);
+    free(mask);
+    free(got);
+    free(want.values);
+    free(want.indices);
+  }
+  finish("blocks looping over tiles");
+}
+
 /* A context on the caller's non-blocking stream: an all-device call returns
  * without waiting (the count is written by the device, read after the
  * stream); calls in a row on the stream see each other's results. AUTO is
@@ -795,6 +885,7 @@ int main(void) {
       cmocka_unit_test(test_unaligned_pointers),
       cmocka_unit_test(test_tile_edges),
       cmocka_unit_test(test_output_offsets),
+      cmocka_unit_test(test_blocks_loop_over_tiles),
       cmocka_unit_test(test_callers_stream_and_auto),
       cmocka_unit_test(test_misuse),
       cmocka_unit_test(test_small_call_time),
