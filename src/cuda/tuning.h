@@ -207,7 +207,8 @@
  * CMake cache variable SKSS_CUDA_COMPACT_DEFS (docs/performance.md,
  * "Prediction for the restructured onepass"); threads a multiple of 32 up
  * to 1024, a tile at most 65536 elements. */
-/* onepass: threads a block; 256 for the barrier's few warps and 8 blocks an SM by threads [untuned]. */
+/* onepass: threads a block; 256: 8 warps wait at the barrier for warp 0's look-back (CUB's 384
+ * would idle 12), and 2048 / 256 = 8 blocks fit an SM by threads [untuned]. */
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B
 #define SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B 256
 #endif
