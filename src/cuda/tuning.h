@@ -238,7 +238,7 @@
 #endif
 /* onepass: blocks an SM that __launch_bounds__ caps the registers for: 8 (32 registers, 100%
  * occupancy) where that does not spill, u8's 2 vectors a thread; 6 (40 registers, 75%) for 4
- * vectors a thread, which spill 8-32 bytes at 32; shared memory never binds first [untuned]. */
+ * vectors a thread, which spill 8-24 bytes at 32; shared memory never binds first [untuned]. */
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_1B
 #define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_1B 8
 #endif
