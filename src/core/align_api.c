@@ -333,11 +333,13 @@ skss_status skss_align(skss_ctx *ctx, const skss_align_desc *desc, const char *a
   }
   scoring s;
   if (st == SKSS_OK) st = build_scoring(ctx, FN, desc, &s);
-  /* The oracle backend runs the plain C rows; the cpu backend AVX2 where it can. */
-  s.sc.simd = SKSS__ALIGN_HAVE_AVX2 && st == SKSS_OK &&
-              skss__algorithm_backend(ctx, SKSS_OP_ALIGN, algorithm) == SKSS_BACKEND_CPU &&
+  /* The oracle backend runs the plain C rows; the cpu backend AVX2 where it
+   * can, and so do the cuda backend's traceback pieces on the CPU. */
+  const skss_backend backend = st == SKSS_OK ? skss__algorithm_backend(ctx, SKSS_OP_ALIGN, algorithm)
+                                             : SKSS_BACKEND_AUTO;
+  s.sc.cuda = backend == SKSS_BACKEND_CUDA;
+  s.sc.simd = SKSS__ALIGN_HAVE_AVX2 && (backend == SKSS_BACKEND_CPU || s.sc.cuda) &&
               skss__ctx_cpu_isa(ctx) >= SKSS__CPU_ISA_AVX2;
-  s.sc.cuda = st == SKSS_OK && skss__algorithm_backend(ctx, SKSS_OP_ALIGN, algorithm) == SKSS_BACKEND_CUDA;
   if (st == SKSS_OK) st = check_range(ctx, desc, &s);
   call c;
   if (st == SKSS_OK) st = prepare(ctx, desc, &s, algorithm, a, b, &c);

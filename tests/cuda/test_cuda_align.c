@@ -10,7 +10,7 @@
  * output, gap penalties with e = 0 and e = o, BLOSUM62 proteins and a user
  * matrix, scores near the int32 range check, one and several CPU threads for
  * the traceback's pieces, and a repeat that must give the same bytes.
- * SKSS_TEST_SMALL=1 keeps sizes <= 1100 (compute-sanitizer); SKSS_TEST_ONLY=PATTERN
+ * SKSS_TEST_SMALL=1 keeps sizes <= 900 (compute-sanitizer); SKSS_TEST_ONLY=PATTERN
  * runs the matching tests. Exits 77 without a GPU.
  */
 #include <stdio.h>
@@ -158,7 +158,7 @@ static void test_small_random(void **state) {
   tu_rng_init(&rng, tu_seed() ^ 0xA11C);
   static const int32_t GAPS[][2] = {{5, 2}, {3, 3}, {0, 0}, {11, 1}, {1, 0}};
   char a[80], b[80], what[96];
-  const int reps = small_only() ? 12 : 60;
+  const int reps = small_only() ? 8 : 60;
   for (int rep = 0; rep < reps; rep++) {
     const int64_t m = tu_range(&rng, 0, 70), n = tu_range(&rng, 0, 70);
     const int letters = (int)tu_range(&rng, 1, 4);
@@ -185,7 +185,7 @@ static void test_awkward_sizes(void **state) {
   static const int64_t SIZES[] = {0,   1,   2,   31,  33,  63,  64,   65,   97,   511,
                                   512, 513, 547, 1021, 1024, 1031, 4099, 10007, 24593};
   const int count = (int)(sizeof SIZES / sizeof SIZES[0]);
-  const int64_t cap = small_only() ? 1100 : 30000;
+  const int64_t cap = small_only() ? 600 : 30000;
   tu_rng rng;
   tu_rng_init(&rng, tu_seed() ^ 0x5EED);
   char *a = malloc(30000), *b = malloc(30000 * 2 + 64);
