@@ -26,7 +26,6 @@ typedef struct skss__al_job {
   int track;                     /* skss__align_track */
   int32_t h00, f00;              /* anchored start */
   int32_t open, extend;
-  int32_t match, mismatch;       /* match_mismatch scoring */
   int save_every, saves;         /* checkpoint rows (saves 0: none) */
   int32_t *save_h, *save_f;      /* saves * (cols + 1) each; columns 1..cols written */
   int32_t *h, *f;                /* cols + 1 each: row `rows` on return (columns 1..cols) */
@@ -49,9 +48,9 @@ __host__ __device__ static inline int32_t skss__al_row0(int free_start, int32_t 
   return (int32_t)(ev1 - (j - 1) * (int64_t)e);
 }
 
-/* Launches the pass's kernel on ctx's stream; `sub` (scoring MATRIX or
- * BLOSUM62: 32 x 32 scores) NULL for match/mismatch. scratch holds the task
- * array's counters (skss__dev_taskarray_bytes(bands)), already zeroed. */
+/* Launches the pass's kernel on ctx's stream; `sub`: the 32 x 32 scores
+ * (device memory; every scoring, match/mismatch too). counters: the task
+ * array's (skss__dev_taskarray_bytes(bands)), already zeroed. */
 skss_status skss__cuda_align_launch(skss_ctx *ctx, const skss__al_job *job, const int32_t *sub,
                                     void *counters);
 

@@ -65,7 +65,7 @@ struct layout {
   size_t counters, key, slot, sub, a, b, h, f, save_h, save_f, total;
 };
 
-layout plan(const skss__align_pass *p, int bands, bool matrix) {
+layout plan(const skss__align_pass *p, int bands) {
   layout l;
   const size_t row = skss__cuda_align((size_t)(p->cols + 1) * sizeof(int32_t));
   const size_t saves = skss__cuda_align((size_t)p->saves * (size_t)(p->cols + 1) * sizeof(int32_t));
@@ -73,7 +73,7 @@ layout plan(const skss__align_pass *p, int bands, bool matrix) {
   l.key = skss__dev_taskarray_bytes(bands);
   l.slot = l.key + 256;
   l.sub = l.slot + skss__cuda_align((size_t)bands * sizeof(int2));
-  l.a = l.sub + (matrix ? skss__cuda_align(sizeof(int32_t) * SKSS__ALIGN_CODES * SKSS__ALIGN_CODES) : 0);
+  l.a = l.sub + skss__cuda_align(sizeof(int32_t) * SKSS__ALIGN_CODES * SKSS__ALIGN_CODES);
   /* 64 bytes past b: the kernel's last steady step reads one code ahead */
   l.b = l.a + skss__cuda_align((size_t)p->rows + 64);
   l.h = l.b + skss__cuda_align((size_t)p->cols + 64);
@@ -131,8 +131,7 @@ extern "C" skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_sc
     return SKSS_OK;
   }
   const int bands = (int)((p->rows + SKSS__CUDA_ALIGN_BAND - 1) / SKSS__CUDA_ALIGN_BAND);
-  const bool matrix = !sc->match_mismatch;
-  const layout l = plan(p, bands, matrix);
+  const layout l = plan(p, bands);
   uint8_t *dev = static_cast<uint8_t *>(skss__cuda_scratch(ctx, FN, l.total));
   if (dev == NULL) return SKSS_ERR_OUT_OF_MEMORY;
   cudaStream_t stream = skss__cuda(ctx)->stream;
@@ -149,8 +148,6 @@ extern "C" skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_sc
   job.f00 = p->f00;
   job.open = sc->open;
   job.extend = sc->extend;
-  job.match = sc->match;
-  job.mismatch = sc->mismatch;
   job.save_every = (int)p->save_every;
   job.saves = p->saves > 0 ? (int)p->saves : 0;
   job.save_h = reinterpret_cast<int32_t *>(dev + l.save_h);
@@ -165,11 +162,9 @@ extern "C" skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_sc
   SKSS_CUDA_TRY(ctx, FN, cudaMemsetAsync(dev + l.b, 0, l.h - l.b, stream));
   SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(dev + l.a, p->a, (size_t)p->rows, cudaMemcpyHostToDevice, stream));
   SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(dev + l.b, p->b, (size_t)p->cols, cudaMemcpyHostToDevice, stream));
-  const int32_t *sub = NULL;
-  if (matrix) {
-    sub = reinterpret_cast<const int32_t *>(dev + l.sub);
-    SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(dev + l.sub, sc->sub, sizeof sc->sub, cudaMemcpyHostToDevice, stream));
-  }
+  /* match/mismatch too: a table load is cheaper on the GPU than compare and select */
+  const int32_t *sub = reinterpret_cast<const int32_t *>(dev + l.sub);
+  SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(dev + l.sub, sc->sub, sizeof sc->sub, cudaMemcpyHostToDevice, stream));
   skss_status st = skss__cuda_align_launch(ctx, &job, sub, dev);
   if (st == SKSS_OK) st = download(ctx, sc, p, job, bands);
   return st;

@@ -18,6 +18,7 @@ constexpr int WARPS = SKSS_CUDA_ALIGN_WARPS;
 constexpr int CH = SKSS_CUDA_ALIGN_CHUNK;
 constexpr unsigned FULL = 0xffffffffu;
 constexpr int32_t NONE = INT32_MIN; /* below every H - o: no candidate */
+constexpr int SROW = SKSS__ALIGN_CODES + 4; /* words a score-table row in shared memory */
 static_assert(CH % 32 == 0, "SKSS_CUDA_ALIGN_CHUNK must be a multiple of 32");
 static_assert(R <= SKSS__ALIGN_BAND, "a lane holds at most one checkpoint row");
 
@@ -32,28 +33,39 @@ struct rows_state {
 };
 
 struct params {
-  int32_t o, e, match, mismatch;
+  int32_t o, e;
 };
+
+/* s(a of row r, b_j) from the table in shared memory: arow = a's row offset
+ * in bytes, bcode = 4 b_j. Rows are SROW words apart, so that the 16 pairs of
+ * DNA letters fall in 16 different banks (bank 4 a + b). */
+__device__ __forceinline__ int32_t score(const rows_state &s, const int32_t *ssub, int r, int bcode) {
+  return *reinterpret_cast<const int32_t *>(reinterpret_cast<const char *>(ssub) + (s.arow[r] + bcode));
+}
 
 /* Column j of the lane's rows. In: uh, uf = H - o and F of the row above at
  * j, d = H - o at (above, j - 1). Out: uh, uf of the lane's last row. With
- * PRED, rows outside the pass (and lanes outside the columns) pass through.
- * With SAVE, row save_r's H - o and F go to *hs, *fs. */
-template <bool LOCAL, bool ALL, bool MATRIX, bool PRED, bool SAVE>
+ * PRED, rows outside the pass (and lanes outside the columns) pass through
+ * (only rows after an invalid row are invalid, so their diagonal may be
+ * anything). With SAVE, row save_r's H - o and F go to *hs, *fs. */
+template <bool LOCAL, bool ALL, bool PRED, bool SAVE>
 __device__ __forceinline__ void cells(rows_state &s, const params &p, const int32_t *ssub, int bcode, int j,
                                       bool active, int32_t &uh, int32_t &uf, int32_t d, int save_r,
                                       int32_t *hs, int32_t *fs) {
+  /* H(diag) - o + s of row 0; each row computes its successor's before it
+   * overwrites its own H (so H updates in place, no register moves) */
+  int32_t t = d + score(s, ssub, 0, bcode);
 #pragma unroll
   for (int r = 0; r < R; r++) {
     const int32_t f = __viaddmax_s32(uf, -p.e, uh);
     const int32_t en = __viaddmax_s32(s.ev[r], -p.e, s.ho[r]);
-    const int32_t sc = MATRIX ? ssub[s.arow[r] + bcode] : (s.arow[r] == bcode ? p.match : p.mismatch);
     const int32_t mx = LOCAL ? __vimax_s32_relu(en, f) : max(en, f);
-    /* H - o = max(H(diag) + s, E, F [, 0]) - o, with d = H(diag) - o */
-    const int32_t h = __viaddmax_s32(mx, -p.o, d + sc);
+    const int32_t next = r + 1 < R ? s.ho[r] + score(s, ssub, r + 1, bcode) : 0;
+    /* H - o = max(H(diag) + s, E, F [, 0]) - o */
+    const int32_t h = __viaddmax_s32(mx, -p.o, t);
+    t = next;
     const bool ok = !PRED || (active && ((s.valid >> r) & 1u));
     if (ok) {
-      d = s.ho[r];
       s.ho[r] = h;
       s.ev[r] = en;
       uh = h;
@@ -79,7 +91,7 @@ struct save_spot {
 
 /* Steps t0 .. t0 + 31 of the band's wavefront (lane L: column t - L + 1).
  * qh, qf: H - o and F of the row above the band at columns t0 + 1 + lane. */
-template <bool LOCAL, bool ALL, bool MATRIX, bool PRED>
+template <bool LOCAL, bool ALL, bool PRED, bool SAVE>
 __device__ __forceinline__ void steps32(const skss__al_job &job, const params &p, const int32_t *ssub,
                                         rows_state &s, const save_spot &sv, int lane, int t0, int steps,
                                         int32_t qh, int32_t qf, int32_t &uh, int32_t &uf, int32_t &diag) {
@@ -90,7 +102,7 @@ __device__ __forceinline__ void steps32(const skss__al_job &job, const params &p
     const int j = t - lane + 1;
     const bool active = !PRED || (j >= 1 && j <= job.cols);
     const int bj = PRED ? min(max(j, 1), job.cols) : j;
-    const int bcode = __ldg(job.b + bj - 1);
+    const int bcode = 4 * __ldg(job.b + bj - 1);
     const int32_t top_h = __shfl_sync(FULL, qh, k), top_f = __shfl_sync(FULL, qf, k);
     int32_t inh = __shfl_up_sync(FULL, uh, 1), inf = __shfl_up_sync(FULL, uf, 1);
     if (lane == 0) {
@@ -101,16 +113,12 @@ __device__ __forceinline__ void steps32(const skss__al_job &job, const params &p
     if (active) diag = inh;
     uh = inh;
     uf = inf;
-    if (job.saves > 0) {
-      int32_t hs = 0, fs = 0;
-      cells<LOCAL, ALL, MATRIX, PRED, true>(s, p, ssub, bcode, j, active, uh, uf, d, sv.r, &hs, &fs);
-      if (sv.r >= 0 && active) {
-        const size_t at = (size_t)sv.k * (size_t)(job.cols + 1) + (size_t)j;
-        job.save_h[at] = hs + p.o;
-        job.save_f[at] = fs;
-      }
-    } else {
-      cells<LOCAL, ALL, MATRIX, PRED, false>(s, p, ssub, bcode, j, active, uh, uf, d, -1, NULL, NULL);
+    int32_t hs = 0, fs = 0;
+    cells<LOCAL, ALL, PRED, SAVE>(s, p, ssub, bcode, j, active, uh, uf, d, sv.r, &hs, &fs);
+    if (SAVE && sv.r >= 0 && active) {
+      const size_t at = (size_t)sv.k * (size_t)(job.cols + 1) + (size_t)j;
+      job.save_h[at] = hs + p.o;
+      job.save_f[at] = fs;
     }
     if (lane == 31 && active) {
       /* plain stores: the band below reads them (__ldcg) only after the warp's publish */
@@ -127,7 +135,6 @@ __device__ __forceinline__ int32_t h_col0(const skss__al_job &job, int64_t i) {
 }
 
 /* The lane's rows at column 0 and its checkpoint row. */
-template <bool MATRIX>
 __device__ __forceinline__ void band_init(const skss__al_job &job, int first, rows_state &s, save_spot &sv) {
   s.valid = 0;
   sv.r = -1;
@@ -138,7 +145,7 @@ __device__ __forceinline__ void band_init(const skss__al_job &job, int first, ro
     const bool in = i <= job.rows;
     s.valid |= (in ? 1u : 0u) << r;
     const int code = in ? job.a[i - 1] : 0;
-    s.arow[r] = MATRIX ? code * SKSS__ALIGN_CODES : code;
+    s.arow[r] = code * SROW * 4;
     s.ho[r] = (in ? h_col0(job, i) : 0) - job.open;
     s.ev[r] = SKSS__ALIGN_NEG;
     s.bs[r] = NONE;
@@ -197,15 +204,15 @@ __device__ __forceinline__ void band_best(const skss__al_job &job, const rows_st
 
 /* One band: waits for the band above a 32-column block at a time, runs its
  * 32 steps, publishes every finished chunk of its last row. */
-template <bool LOCAL, bool ALL, bool MATRIX>
+template <bool LOCAL, bool ALL>
 __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const skss_cuda_taskarray_view &ta,
                          int band, int lane) {
-  const params p = {job.open, job.extend, job.match, job.mismatch};
+  const params p = {job.open, job.extend};
   const int top = band * SKSS__CUDA_ALIGN_BAND + 1, first = top + lane * R;
   const bool full = top + SKSS__CUDA_ALIGN_BAND - 1 <= job.rows;
   rows_state s;
   save_spot sv;
-  band_init<MATRIX>(job, first, s, sv);
+  band_init(job, first, s, sv);
   int32_t diag = h_col0(job, first - 1) - job.open, uh = 0, uf = 0;
   const int steps = job.cols + 31, chunks = ta.cols;
   int have = 0, published = 0;
@@ -226,10 +233,15 @@ __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const sks
         qf = __ldcg(job.f + jq);
       }
     }
-    if (full && t0 >= 32 && t0 + 32 <= job.cols)
-      steps32<LOCAL, ALL, MATRIX, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+    const bool steady = full && t0 >= 32 && t0 + 32 <= job.cols;
+    if (job.saves > 0 && steady)
+      steps32<LOCAL, ALL, false, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+    else if (job.saves > 0)
+      steps32<LOCAL, ALL, true, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+    else if (steady)
+      steps32<LOCAL, ALL, false, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
     else
-      steps32<LOCAL, ALL, MATRIX, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+      steps32<LOCAL, ALL, true, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
     const int written = min(t0 + 32, steps) - 31; /* lane 31's columns so far */
     const int done = written >= job.cols ? chunks : written / CH;
     if (done > published) {
@@ -241,35 +253,28 @@ __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const sks
   if (ALL || job.track == SKSS__ALIGN_TRACK_EDGE) band_best<ALL>(job, s, band, first, lane);
 }
 
-template <bool LOCAL, bool ALL, bool MATRIX>
+template <bool LOCAL, bool ALL>
 __global__ void __launch_bounds__(32 * WARPS) pass_kernel(skss__al_job job, const int32_t *sub,
                                                           skss_cuda_taskarray_view ta) {
-  __shared__ int32_t ssub[MATRIX ? SKSS__ALIGN_CODES * SKSS__ALIGN_CODES : 1];
-  if (MATRIX) {
-    for (int k = threadIdx.x; k < SKSS__ALIGN_CODES * SKSS__ALIGN_CODES; k += blockDim.x) ssub[k] = sub[k];
-    /* the table is read by every warp; no warp has taken a band yet */
-    __syncthreads();
-  }
+  __shared__ int32_t ssub[SKSS__ALIGN_CODES * SROW];
+  for (int k = threadIdx.x; k < SKSS__ALIGN_CODES * SKSS__ALIGN_CODES; k += blockDim.x)
+    ssub[k / SKSS__ALIGN_CODES * SROW + k % SKSS__ALIGN_CODES] = sub[k];
+  /* the table is read by every warp; no warp has taken a band yet */
+  __syncthreads();
   const int lane = (int)(threadIdx.x & 31);
   for (int band = skss_cuda_warp_take_row(ta); band < ta.rows; band = skss_cuda_warp_take_row(ta))
-    run_band<LOCAL, ALL, MATRIX>(job, ssub, ta, band, lane);
-}
-
-template <bool LOCAL, bool ALL, bool MATRIX>
-skss_status launch(skss_ctx *ctx, const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta) {
-  const char *fn = "skss_align()";
-  int blocks = 1;
-  SKSS_CUDA_TRY(ctx, fn, skss_cuda_taskarray_blocks(pass_kernel<LOCAL, ALL, MATRIX>, 32 * WARPS, 0, WARPS,
-                                                    ta.rows, &blocks));
-  pass_kernel<LOCAL, ALL, MATRIX><<<blocks, 32 * WARPS, 0, skss__cuda(ctx)->stream>>>(*job, sub, ta);
-  SKSS_CUDA_CHECK_LAUNCH(ctx, fn);
-  return SKSS_OK;
+    run_band<LOCAL, ALL>(job, ssub, ta, band, lane);
 }
 
 template <bool LOCAL, bool ALL>
-skss_status launch_scoring(skss_ctx *ctx, const skss__al_job *job, const int32_t *sub,
-                           const skss_cuda_taskarray_view &ta) {
-  return sub != NULL ? launch<LOCAL, ALL, true>(ctx, job, sub, ta) : launch<LOCAL, ALL, false>(ctx, job, sub, ta);
+skss_status launch(skss_ctx *ctx, const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta) {
+  const char *fn = "skss_align()";
+  int blocks = 1;
+  SKSS_CUDA_TRY(ctx, fn, skss_cuda_taskarray_blocks(pass_kernel<LOCAL, ALL>, 32 * WARPS, 0, WARPS,
+                                                    ta.rows, &blocks));
+  pass_kernel<LOCAL, ALL><<<blocks, 32 * WARPS, 0, skss__cuda(ctx)->stream>>>(*job, sub, ta);
+  SKSS_CUDA_CHECK_LAUNCH(ctx, fn);
+  return SKSS_OK;
 }
 
 }  // namespace
@@ -280,6 +285,7 @@ skss_status skss__cuda_align_launch(skss_ctx *ctx, const skss__al_job *job, cons
   skss_cuda_taskarray_view ta;
   skss__dev_taskarray_carve(&ta, counters, bands, chunks, SKSS_TASKARRAY_KIND_FAIR, 1);
   const bool all = job->track == SKSS__ALIGN_TRACK_ALL;
-  if (job->local) return all ? launch_scoring<true, true>(ctx, job, sub, ta) : launch_scoring<true, false>(ctx, job, sub, ta);
-  return all ? launch_scoring<false, true>(ctx, job, sub, ta) : launch_scoring<false, false>(ctx, job, sub, ta);
+  if (job->local)
+    return all ? launch<true, true>(ctx, job, sub, ta) : launch<true, false>(ctx, job, sub, ta);
+  return all ? launch<false, true>(ctx, job, sub, ta) : launch<false, false>(ctx, job, sub, ta);
 }
