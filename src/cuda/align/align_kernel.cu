@@ -6,8 +6,8 @@
  * and F of a lane's last row go down by __shfl_up_sync. Lane 31 writes the band's
  * last row over the shared row buffer in place and the warp publishes it every
  * SKSS_CUDA_ALIGN_CHUNK columns; the band below waits for them (a fair task array).
- * Hopper DPX: a cell is two __viaddmax_s32 (E, F), a __vimax_s32 and one more
- * __viaddmax_s32 for H - o directly (docs/algorithms/align.md, GPU).
+ * Hopper DPX: a cell is two __viaddmax_s32 (E, F), a max and one more
+ * __viaddmax_s32 for H - o directly (docs/algorithms/align.md, `skss`).
  */
 #include "align_cuda.cuh"
 
@@ -23,7 +23,8 @@ static_assert(CH % 32 == 0, "SKSS_CUDA_ALIGN_CHUNK must be a multiple of 32");
 static_assert(R <= SKSS__ALIGN_BAND, "a lane holds at most one checkpoint row");
 
 /* A lane's rows: H - o and E of its cells left of the current column, the
- * letters of a (times 32 with a matrix), and with ALL the best cell a row. */
+ * letters of a (as byte offsets of their score-table rows), and with ALL the
+ * best cell a row (H - o and its column). */
 struct rows_state {
   int32_t ho[R], ev[R];
   int arow[R];
