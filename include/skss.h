@@ -730,7 +730,11 @@ typedef enum skss_align_algorithm {
    * (row bands by ticket, SKSS); the alignment from checkpoint rows of a
    * backward pass, each segment between them found by a forward pass, the
    * segments then solved at once on the threads: */
-  SKSS_ALIGN_ALGORITHM_TASKARRAY_CPU = 2
+  SKSS_ALIGN_ALGORITHM_TASKARRAY_CPU = 2,
+  /* ours, CUDA: each pass one SKSS kernel (a warp a band of rows by ticket,
+   * a diagonal wavefront across its lanes, int32 with Hopper DPX); the
+   * alignment as TASKARRAY_CPU with its big passes on the GPU: */
+  SKSS_ALIGN_ALGORITHM_SKSS = 16
 } skss_align_algorithm;
 
 /* Every backend returns the same score, begin and end: among optimal
@@ -787,8 +791,9 @@ typedef struct skss_align_desc {
  * letter of a against a gap: an insertion in a, as in SAM with a the query)
  * or 'D' (a letter of b against a gap). ops_capacity must be at least
  * a_len + b_len, the longest alignment (checked before any work). The CPU
- * backend runs on the context's threads; the CUDA backend has no alignment
- * kernels yet (SKSS_ERR_UNSUPPORTED; an AUTO context runs it on the CPU).
+ * backend runs on the context's threads; the CUDA backend runs the passes on
+ * the GPU (sequences, result and ops stay host memory; synchronous on the
+ * context's stream) and the traceback's small pieces on the threads.
  * a, b may be NULL when their length is 0. */
 SKSS_API skss_status skss_align(skss_ctx *ctx, const skss_align_desc *desc, const char *a,
                                 const char *b, skss_align_result *result /* OUT */,

@@ -6,7 +6,7 @@
  * compare every backend, algorithm and thread count with cpu-ref; every
  * alignment is re-scored and must cover begin..end. Also: empty and one-letter
  * sequences, BLOSUM62 and a user matrix, invalid letters, the int32 range
- * check, misuse, the CIGAR, and CUDA's unsupported status.
+ * check, misuse, the CIGAR, and the CUDA algorithm's listing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -539,16 +539,30 @@ static void test_cigar(void **state) {
   assert_int_equal(skss_align_cigar("=", 1, out, sizeof out, NULL), SKSS_ERR_INVALID_ARG);
 }
 
-/* The CUDA backend has no alignment kernels yet: unsupported, never a silent fallback. */
-static void test_cuda_unsupported(void **state) {
+/* The CUDA algorithm is listed for cuda only: a CPU context refuses it,
+ * never a silent fallback; with a GPU, one small call (tests/cuda/
+ * test_cuda_align.c compares the backend with cpu-ref at length). */
+static void test_cuda_listed(void **state) {
   (void)state;
-  assert_int_equal(skss_algorithm_supported(SKSS_OP_ALIGN, 0, SKSS_BACKEND_CUDA), 0);
-  if (skss_device_count() == 0) skip();
-  skss_ctx *ctx = tu_ctx(SKSS_BACKEND_CUDA, 1);
+  assert_int_equal(skss_algorithm_supported(SKSS_OP_ALIGN, 0, SKSS_BACKEND_CUDA), 1);
+  assert_int_equal(skss_algorithm_supported(SKSS_OP_ALIGN, SKSS_ALIGN_ALGORITHM_SKSS, SKSS_BACKEND_CUDA), 1);
+  assert_int_equal(skss_algorithm_supported(SKSS_OP_ALIGN, SKSS_ALIGN_ALGORITHM_SKSS, SKSS_BACKEND_CPU), 0);
+  assert_string_equal(skss_algorithm_name(SKSS_OP_ALIGN, SKSS_ALIGN_ALGORITHM_SKSS), "skss");
   skss_align_desc d = dna_desc(SKSS_ALIGN_MODE_GLOBAL, SKSS_ALIGN_OUTPUT_SCORE);
   d.a_len = d.b_len = 1;
+  d.algorithm = SKSS_ALIGN_ALGORITHM_SKSS;
+  expect_fail(ctxs[1], &d, "A", "A", NULL, SKSS_ERR_UNSUPPORTED, "a CUDA algorithm");
+  if (skss_device_count() == 0) skip();
+  skss_ctx *ctx = tu_ctx(SKSS_BACKEND_CUDA, 1);
+  d.a_len = 4;
+  d.b_len = 3;
+  d.output = SKSS_ALIGN_OUTPUT_ALIGNMENT;
+  d.ops_capacity = 7;
+  char ops[8];
   skss_align_result r;
-  assert_int_equal(skss_align(ctx, &d, "A", "A", &r, NULL), SKSS_ERR_UNSUPPORTED);
+  TU_OK(ctx, skss_align(ctx, &d, "ACGT", "AGT", &r, ops));
+  assert_int_equal(r.score, 2 * 3 - 5);
+  assert_int_equal(r.length, 4);
   skss_ctx_destroy(ctx);
 }
 
@@ -558,7 +572,7 @@ int main(void) {
       cmocka_unit_test(test_backends_agree),      cmocka_unit_test(test_long_gaps_and_splits),
       cmocka_unit_test(test_matrices),            cmocka_unit_test(test_misuse),
       cmocka_unit_test(test_range),               cmocka_unit_test(test_cigar),
-      cmocka_unit_test(test_cuda_unsupported),
+      cmocka_unit_test(test_cuda_listed),
   };
   if (getenv("SKSS_TEST_FILTER") != NULL) cmocka_set_test_filter(getenv("SKSS_TEST_FILTER"));
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -5,8 +5,9 @@
  * a forward pass for the score and end, a backward pass anchored at the end
  * for the begin (local, semi-global), and the traceback between them
  * (align_trace.c; global alignments skip the first pass). Passes run on the
- * calling thread (GOTOH) or as task arrays on the context's threads
- * (TASKARRAY_CPU). CUDA has no kernels yet: names.c lists none for it.
+ * calling thread (GOTOH), as task arrays on the context's threads
+ * (TASKARRAY_CPU) or as one SKSS kernel a pass on the GPU (SKSS_CUDA,
+ * src/cuda/align/; the traceback's small pieces then run on the threads).
  */
 #include <string.h>
 
@@ -213,7 +214,7 @@ static skss_status prepare(skss_ctx *ctx, const skss_align_desc *d, const scorin
 }
 
 /* Pass 1: the score and the end. */
-static void score_pass(skss_ctx *ctx, const skss_align_desc *d, const scoring *s, call *c,
+static skss_status score_pass(skss_ctx *ctx, const skss_align_desc *d, const scoring *s, call *c,
                        skss_align_result *r) {
   skss__align_pass p;
   memset(&p, 0, sizeof p);
@@ -229,7 +230,8 @@ static void score_pass(skss_ctx *ctx, const skss_align_desc *d, const scoring *s
   p.track = d->mode == SKSS_ALIGN_MODE_LOCAL         ? SKSS__ALIGN_TRACK_ALL
             : d->mode == SKSS_ALIGN_MODE_SEMI_GLOBAL ? SKSS__ALIGN_TRACK_EDGE
                                                      : SKSS__ALIGN_TRACK_NONE;
-  skss__align_pass_run(ctx, c->workers, &s->sc, &p, c->work);
+  const skss_status st = skss__align_pass_exec(ctx, c->workers, &s->sc, &p, c->work);
+  if (st != SKSS_OK) return st;
   if (d->mode == SKSS_ALIGN_MODE_GLOBAL) {
     r->score = c->h[d->b_len];
     r->a_end = d->a_len;
@@ -239,6 +241,7 @@ static void score_pass(skss_ctx *ctx, const skss_align_desc *d, const scoring *s
     r->a_end = p.best.i;
     r->b_end = p.best.j;
   }
+  return SKSS_OK;
 }
 
 /* Pass 2: the begin, from a backward pass anchored at the end. With
@@ -266,7 +269,8 @@ static skss_status begin_pass(skss_ctx *ctx, const skss_align_desc *d, const sco
     p.save_every = keep->every;
     p.saves = keep->count;
   }
-  skss__align_pass_run(ctx, c->workers, &s->sc, &p, c->work);
+  const skss_status st = skss__align_pass_exec(ctx, c->workers, &s->sc, &p, c->work);
+  if (st != SKSS_OK) return st;
   if (p.best.score != r->score)
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: the backward pass found score %lld, the forward %lld (a bug)",
                       FN, (long long)p.best.score, (long long)r->score);
@@ -283,9 +287,12 @@ static skss_status run(skss_ctx *ctx, const skss_align_desc *d, const scoring *s
     r->a_end = d->a_len;
     r->b_end = d->b_len;
   }
-  const bool parallel = algorithm == SKSS_ALIGN_ALGORITHM_TASKARRAY_CPU && ctx->threads > 1;
+  const bool parallel = (algorithm == SKSS_ALIGN_ALGORITHM_TASKARRAY_CPU && ctx->threads > 1) || s->sc.cuda;
   skss__align_checkpoints rows = {0, 0, 0, NULL, NULL};
-  if (!(global && d->output == SKSS_ALIGN_OUTPUT_ALIGNMENT)) score_pass(ctx, d, s, c, r);
+  if (!(global && d->output == SKSS_ALIGN_OUTPUT_ALIGNMENT)) {
+    const skss_status st = score_pass(ctx, d, s, c, r);
+    if (st != SKSS_OK) return st;
+  }
   if (!global && d->output != SKSS_ALIGN_OUTPUT_SCORE) {
     const bool keep = parallel && d->output == SKSS_ALIGN_OUTPUT_ALIGNMENT;
     skss_status st = begin_pass(ctx, d, s, c, r, keep ? &rows : NULL);
@@ -304,6 +311,7 @@ static skss_status run(skss_ctx *ctx, const skss_align_desc *d, const scoring *s
   if (st == SKSS_ERR_OUT_OF_MEMORY)
     return skss__fail(ctx, st, "%s: no memory for the traceback of %lld x %lld letters", FN,
                       (long long)(r->a_end - r->a_begin), (long long)(r->b_end - r->b_begin));
+  if (st == SKSS_ERR_CUDA) return st; /* the pass recorded what failed */
   if (st != SKSS_OK)
     return skss__fail(ctx, st, "%s: the traceback disagrees with its own split (a bug)", FN);
   r->score = score;
@@ -325,9 +333,12 @@ skss_status skss_align(skss_ctx *ctx, const skss_align_desc *desc, const char *a
   }
   scoring s;
   if (st == SKSS_OK) st = build_scoring(ctx, FN, desc, &s);
-  /* The oracle backend runs the plain C rows; the cpu backend AVX2 where it can. */
-  s.sc.simd = SKSS__ALIGN_HAVE_AVX2 && st == SKSS_OK &&
-              skss__algorithm_backend(ctx, SKSS_OP_ALIGN, algorithm) == SKSS_BACKEND_CPU &&
+  /* The oracle backend runs the plain C rows; the cpu backend AVX2 where it
+   * can, and so do the cuda backend's traceback pieces on the CPU. */
+  const skss_backend backend = st == SKSS_OK ? skss__algorithm_backend(ctx, SKSS_OP_ALIGN, algorithm)
+                                             : SKSS_BACKEND_AUTO;
+  s.sc.cuda = backend == SKSS_BACKEND_CUDA;
+  s.sc.simd = SKSS__ALIGN_HAVE_AVX2 && (backend == SKSS_BACKEND_CPU || s.sc.cuda) &&
               skss__ctx_cpu_isa(ctx) >= SKSS__CPU_ISA_AVX2;
   if (st == SKSS_OK) st = check_range(ctx, desc, &s);
   call c;

@@ -7,6 +7,7 @@
 #define SKSS_BACKEND_CUDA_H
 
 #include "internal.h"
+#include "cpu/align_impl.h"
 #include "cpu/compact_impl.h"
 #include "cpu/sat_impl.h"
 
@@ -103,6 +104,11 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
  * context's device arena and then waits; an all-device call is
  * asynchronous). `algorithm` is a CUDA compaction algorithm (AUTO resolved). */
 skss_status skss__cuda_compact(skss_ctx *ctx, int algorithm, const skss__compact_job *job, int64_t *count);
+
+/* One pass of cpu/align_impl.h's contract on the GPU (src/cuda/align/): the
+ * pass's codes, rows and saves are host memory; runs on the context's stream
+ * and waits. */
+skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_scores *sc, skss__align_pass *p);
 
 /* Copies `bytes` between any host and device memory, synchronously on the context's stream. */
 skss_status skss__cuda_copy(skss_ctx *ctx, const char *fn, void *dst, const void *src, size_t bytes);

@@ -51,6 +51,11 @@ skss_status skss__cuda_compact(skss_ctx *ctx, int algorithm, const skss__compact
   (void)count;
   return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_compact(): this build has no CUDA backend");
 }
+skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_scores *sc, skss__align_pass *p) {
+  (void)sc;
+  (void)p;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_align(): this build has no CUDA backend");
+}
 skss_status skss__cuda_copy(skss_ctx *ctx, const char *fn, void *dst, const void *src, size_t bytes) {
   (void)dst;
   (void)src;

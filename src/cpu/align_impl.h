@@ -31,6 +31,7 @@ typedef struct skss__align_scores {
   int match_mismatch;      /* s is match for equal codes, mismatch otherwise */
   int32_t match, mismatch;
   bool simd;               /* passes run 8 rows at a time with AVX2 (cpu backend) */
+  bool cuda;               /* passes given a context run on its GPU (cuda backend) */
 } skss__align_scores;
 
 /* Which cells may end (or, backwards, begin) an alignment: none (the score
@@ -95,6 +96,12 @@ size_t skss__align_pass_work(int workers, int64_t rows, int64_t cols);
  * skss__align_pass_work() bytes, 64-byte aligned. */
 void skss__align_pass_run(skss_ctx *ctx, int workers, const skss__align_scores *sc,
                           skss__align_pass *p, void *work);
+
+/* Runs a pass where the scores say: on ctx's GPU when sc->cuda and ctx is
+ * not NULL (src/cuda/align/; SKSS_ERR_OUT_OF_MEMORY or SKSS_ERR_CUDA can
+ * come back), else skss__align_pass_run() (always SKSS_OK). */
+skss_status skss__align_pass_exec(skss_ctx *ctx, int workers, const skss__align_scores *sc,
+                                  skss__align_pass *p, void *work);
 
 /* One piece of the traceback: the best global alignment of a[i0, i1) with
  * b[j0, j1) that, when start_v, starts with a vertical move continuing a gap

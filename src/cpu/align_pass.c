@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "align_impl.h"
+#include "core/backend_cuda.h"
 #include "rowsync.h"
 #include "threadpool.h"
 
@@ -237,4 +238,11 @@ void skss__align_pass_run(skss_ctx *ctx, int workers, const skss__align_scores *
   skss__parallel(ctx, workers, pass_worker, &r);
   for (int w = 0; w < workers; w++)
     if (r.best[w].score != INT64_MIN) skss__align_consider(&p->best, r.best[w].score, r.best[w].i, r.best[w].j);
+}
+
+skss_status skss__align_pass_exec(skss_ctx *ctx, int workers, const skss__align_scores *sc,
+                                  skss__align_pass *p, void *work) {
+  if (sc->cuda && ctx != NULL) return skss__cuda_align_pass(ctx, sc, p);
+  skss__align_pass_run(ctx, workers, sc, p, work);
+  return SKSS_OK;
 }

@@ -152,9 +152,10 @@ static void anchored(skss__align_pass *p, const uint8_t *a, const uint8_t *b, in
 
 /* The backward pass of segment g: `rows` rows up from its end, its row r
  * in the saves every `every` rows (or, with saves 0, the last row in h/f). */
-static void backward(skss_ctx *ctx, int workers, const skss__align_scores *sc, const skss__align_seqs *s,
-                     const skss__align_seg *g, int64_t rows, int64_t every, int64_t saves, int32_t *h,
-                     int32_t *f, int32_t *save_h, int32_t *save_f, void *work) {
+static skss_status backward(skss_ctx *ctx, int workers, const skss__align_scores *sc,
+                            const skss__align_seqs *s, const skss__align_seg *g, int64_t rows, int64_t every,
+                            int64_t saves, int32_t *h, int32_t *f, int32_t *save_h, int32_t *save_f,
+                            void *work) {
   skss__align_pass p;
   anchored(&p, s->ar + (s->m - g->i1), s->br + (s->n - g->j1), rows, cols_of(g),
            g->end_v ? SKSS__ALIGN_NEG : 0, g->end_v ? sc->extend - sc->open : SKSS__ALIGN_NEG, h, f);
@@ -162,7 +163,7 @@ static void backward(skss_ctx *ctx, int workers, const skss__align_scores *sc, c
   p.saves = saves;
   p.save_h = save_h;
   p.save_f = save_f;
-  skss__align_pass_run(ctx, workers, sc, &p, work);
+  return skss__align_pass_exec(ctx, workers, sc, &p, work);
 }
 
 /* Where a path from `cur` crosses row c: forward row (hf, ff) over columns
@@ -222,7 +223,7 @@ static skss_status solve_seq(const skss__align_scores *sc, const skss__align_seq
                              char *ops, seg_mem *m) {
   if (is_leaf(g)) return leaf(sc, s, g, ops, m);
   const int64_t R = rows_of(g), down = R - R / 2, c = g->i1 - down;
-  backward(NULL, 1, sc, s, g, down, 0, 0, m->sh, m->sf, NULL, NULL, NULL);
+  (void)backward(NULL, 1, sc, s, g, down, 0, 0, m->sh, m->sf, NULL, NULL, NULL); /* CPU: always OK */
   skss__align_pass p;
   anchored(&p, s->a + g->i0, s->b + g->j0, c - g->i0, cols_of(g), g->start_v ? SKSS__ALIGN_NEG : 0,
            g->start_v ? 0 : SKSS__ALIGN_NEG, m->h, m->f);
@@ -312,7 +313,9 @@ static skss_status split_parallel(skss_ctx *ctx, const skss__align_scores *sc, c
     stride = cols_of(g) + 1;
     save_h = bm->save_h;
     save_f = bm->save_f;
-    backward(ctx, ctx->threads, sc, s, g, K * D, D, K, bm->h, bm->f, bm->save_h, bm->save_f, bm->work);
+    const skss_status bst =
+        backward(ctx, ctx->threads, sc, s, g, K * D, D, K, bm->h, bm->f, bm->save_h, bm->save_f, bm->work);
+    if (bst != SKSS_OK) return bst;
   }
   skss__align_seg cur = *g;
   skss_status st = SKSS_OK;
@@ -321,7 +324,8 @@ static skss_status split_parallel(skss_ctx *ctx, const skss__align_scores *sc, c
     skss__align_pass p;
     anchored(&p, s->a + cur.i0, s->b + cur.j0, c - cur.i0, g->j1 - cur.j0,
              cur.start_v ? SKSS__ALIGN_NEG : 0, cur.start_v ? 0 : SKSS__ALIGN_NEG, bm->h, bm->f);
-    skss__align_pass_run(ctx, ctx->threads, sc, &p, bm->work);
+    st = skss__align_pass_exec(ctx, ctx->threads, sc, &p, bm->work);
+    if (st != SKSS_OK) break;
     skss__align_seg piece;
     const int64_t best = cross(sc, g, &cur, c, bm->h, bm->f, save_h + q * stride, save_f + q * stride, &piece);
     if (q == K - 1) st = settle(g, best);
@@ -433,7 +437,8 @@ skss_status skss__align_traceback(skss_ctx *ctx, bool parallel, const skss__alig
                                   const skss__align_seqs *s, skss__align_seg *root, char *ops,
                                   const skss__align_checkpoints *pre, int64_t *score) {
   skss_status st;
-  if (parallel && ctx->threads > 1 && !is_leaf(root)) {
+  /* the cuda backend splits on the GPU even for one CPU thread */
+  if (parallel && (ctx->threads > 1 || sc->cuda) && !is_leaf(root)) {
     st = traceback_parallel(ctx, sc, s, root, ops, pre);
   } else {
     char *mem = skss__alloc(ctx, seg_mem_bytes(cols_of(root)));

@@ -265,4 +265,14 @@
 /* flag-scan-scatter: blocks a copy-back kernel launches per SM (in place) [untuned]. */
 #define SKSS_CUDA_COMPACT_COPY_BLOCKS_PER_SM 8
 
+/* ---- pairwise alignment (align/) ---- */
+/* Rows a lane keeps in registers (a warp's band is 32 times as many): more
+ * rows spread the four shuffles of a column step over more cells [untuned]. */
+#define SKSS_CUDA_ALIGN_ROWS 16
+/* Columns of a band's last row per progress count (a multiple of 32): the
+ * lag of a band behind the one above it is about this plus 64 steps [untuned]. */
+#define SKSS_CUDA_ALIGN_CHUNK 64
+/* Warps a block (each takes its own bands by ticket) [untuned]. */
+#define SKSS_CUDA_ALIGN_WARPS 4
+
 #endif

@@ -1,0 +1,272 @@
+/*
+ * align_band.cuh — the device code of the alignment pass (align_kernel.cu
+ * launches it): a warp's band of 32 x SKSS_CUDA_ALIGN_ROWS rows as a diagonal
+ * wavefront over its lanes, the hand-off of its last row to the band below
+ * through the task array's progress counters, the best-cell record, and the
+ * kernel that takes bands by ticket. Its own header so that tests/emu/ can run
+ * the very same code on CPU threads (warps emulated) in builds without a GPU.
+ */
+#ifndef SKSS_CUDA_ALIGN_BAND_CUH
+#define SKSS_CUDA_ALIGN_BAND_CUH
+
+#include "align_cuda.cuh"
+
+namespace skss__al {
+
+constexpr int R = SKSS_CUDA_ALIGN_ROWS;
+constexpr int WARPS = SKSS_CUDA_ALIGN_WARPS;
+constexpr int CH = SKSS_CUDA_ALIGN_CHUNK;
+constexpr unsigned FULL = 0xffffffffu;
+constexpr int32_t NONE = INT32_MIN; /* below every H - o: no candidate */
+constexpr int SROW = SKSS__ALIGN_CODES + 4; /* words a score-table row in shared memory */
+static_assert(CH % 32 == 0, "SKSS_CUDA_ALIGN_CHUNK must be a multiple of 32");
+static_assert(R <= SKSS__ALIGN_BAND, "a lane holds at most one checkpoint row");
+
+/* A lane's rows: H - o and E of its cells left of the current column, the
+ * letters of a (as byte offsets of their score-table rows), and with ALL the
+ * best cell a row (H - o and its column). */
+struct rows_state {
+  int32_t ho[R], ev[R];
+  int arow[R];
+  int32_t bs[R];
+  int bj[R];
+  unsigned valid; /* bit r: row r is inside the pass */
+};
+
+struct params {
+  int32_t o, e;
+};
+
+/* s(a of row r, b_j) from the table in shared memory: arow = a's row offset
+ * in bytes, bcode = 4 b_j. Rows are SROW words apart, so that the 16 pairs of
+ * DNA letters fall in 16 different banks (bank 4 a + b). */
+__device__ __forceinline__ int32_t score(const rows_state &s, const int32_t *ssub, int r, int bcode) {
+  return *reinterpret_cast<const int32_t *>(reinterpret_cast<const char *>(ssub) + (s.arow[r] + bcode));
+}
+
+/* Column j of the lane's rows. In: uh, uf = H - o and F of the row above at
+ * j, d = H - o at (above, j - 1). Out: uh, uf of the lane's last row. With
+ * PRED, rows outside the pass (and lanes outside the columns) pass through
+ * (only rows after an invalid row are invalid, so their diagonal may be
+ * anything). With SAVE, row save_r's H - o and F go to *hs, *fs. */
+template <bool LOCAL, bool ALL, bool PRED, bool SAVE>
+__device__ __forceinline__ void cells(rows_state &s, const params &p, const int32_t *ssub, int bcode, int j,
+                                      bool active, int32_t &uh, int32_t &uf, int32_t d, int save_r,
+                                      int32_t *hs, int32_t *fs) {
+  /* H(diag) - o + s of row 0; each row computes its successor's before it
+   * overwrites its own H (so H updates in place, no register moves) */
+  int32_t t = d + score(s, ssub, 0, bcode);
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int32_t f = __viaddmax_s32(uf, -p.e, uh);
+    const int32_t en = __viaddmax_s32(s.ev[r], -p.e, s.ho[r]);
+    const int32_t mx = LOCAL ? __vimax_s32_relu(en, f) : max(en, f);
+    const int32_t next = r + 1 < R ? s.ho[r] + score(s, ssub, r + 1, bcode) : 0;
+    /* H - o = max(H(diag) + s, E, F [, 0]) - o */
+    const int32_t h = __viaddmax_s32(mx, -p.o, t);
+    t = next;
+    const bool ok = !PRED || (active && ((s.valid >> r) & 1u));
+    if (ok) {
+      s.ho[r] = h;
+      s.ev[r] = en;
+      uh = h;
+      uf = f;
+      if (ALL) {
+        bool keep;
+        /* the first (smallest j) of equal scores stays */
+        s.bs[r] = __vibmax_s32(s.bs[r], h, &keep);
+        s.bj[r] = keep ? s.bj[r] : j;
+      }
+      if (SAVE && r == save_r) {
+        *hs = h;
+        *fs = f;
+      }
+    }
+  }
+}
+
+/* Where a lane's checkpoint row is: its row index r and slot k, or r = -1. */
+struct save_spot {
+  int r, k;
+};
+
+/* Steps t0 .. t0 + 31 of the band's wavefront (lane L: column t - L + 1).
+ * qh, qf: H - o and F of the row above the band at columns t0 + 1 + lane. */
+template <bool LOCAL, bool ALL, bool PRED, bool SAVE>
+__device__ __forceinline__ void steps32(const skss__al_job &job, const params &p, const int32_t *ssub,
+                                        rows_state &s, const save_spot &sv, int lane, int t0, int steps,
+                                        int32_t qh, int32_t qf, int32_t &uh, int32_t &uf, int32_t &diag) {
+#pragma unroll 1
+  for (int k = 0; k < 32; k++) {
+    const int t = t0 + k;
+    if (PRED && t >= steps) break;
+    const int j = t - lane + 1;
+    const bool active = !PRED || (j >= 1 && j <= job.cols);
+    const int bj = PRED ? min(max(j, 1), job.cols) : j;
+    const int bcode = 4 * __ldg(job.b + bj - 1);
+    const int32_t top_h = __shfl_sync(FULL, qh, k), top_f = __shfl_sync(FULL, qf, k);
+    int32_t inh = __shfl_up_sync(FULL, uh, 1), inf = __shfl_up_sync(FULL, uf, 1);
+    if (lane == 0) {
+      inh = top_h;
+      inf = top_f;
+    }
+    const int32_t d = diag;
+    if (active) diag = inh;
+    uh = inh;
+    uf = inf;
+    int32_t hs = 0, fs = 0;
+    cells<LOCAL, ALL, PRED, SAVE>(s, p, ssub, bcode, j, active, uh, uf, d, sv.r, &hs, &fs);
+    if (SAVE && sv.r >= 0 && active) {
+      const size_t at = (size_t)sv.k * (size_t)(job.cols + 1) + (size_t)j;
+      job.save_h[at] = hs + p.o;
+      job.save_f[at] = fs;
+    }
+    if (lane == 31 && active) {
+      /* plain stores: the band below reads them (__ldcg) only after the warp's publish */
+      __stcg(job.h + j, uh + p.o);
+      __stcg(job.f + j, uf);
+    }
+  }
+}
+
+/* H of the column-0 cell of row i (row 0: the start). */
+__device__ __forceinline__ int32_t h_col0(const skss__al_job &job, int64_t i) {
+  if (i == 0) return job.free_start ? 0 : job.h00;
+  return skss__al_col0(job.free_start, job.h00, job.f00, job.open, job.extend, i);
+}
+
+/* The lane's rows at column 0 and its checkpoint row. */
+__device__ __forceinline__ void band_init(const skss__al_job &job, int first, rows_state &s, save_spot &sv) {
+  s.valid = 0;
+  sv.r = -1;
+  sv.k = 0;
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    const int i = first + r;
+    const bool in = i <= job.rows;
+    s.valid |= (in ? 1u : 0u) << r;
+    const int code = in ? job.a[i - 1] : 0;
+    s.arow[r] = code * SROW * 4;
+    s.ho[r] = (in ? h_col0(job, i) : 0) - job.open;
+    s.ev[r] = SKSS__ALIGN_NEG;
+    s.bs[r] = NONE;
+    s.bj[r] = 0;
+    if (in && job.saves > 0 && i % job.save_every == 0 && i / job.save_every <= job.saves) {
+      sv.r = r;
+      sv.k = i / job.save_every - 1;
+    }
+  }
+}
+
+/* The best of (score, i, j) by skss's rule: highest score, then smallest i, then smallest j. */
+__device__ __forceinline__ bool better(int32_t s, int i, int j, int32_t s2, int i2, int j2) {
+  return s > s2 || (s == s2 && (i < i2 || (i == i2 && j < j2)));
+}
+
+/* The band's best candidate to its slot and the pass's key (lane 0). */
+template <bool ALL>
+__device__ __forceinline__ void band_best(const skss__al_job &job, const rows_state &s, int band, int first,
+                                          int lane) {
+  int32_t bs = NONE;
+  int bi = INT32_MAX, bj = INT32_MAX;
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    if (!((s.valid >> r) & 1u)) continue;
+    if (ALL && s.bs[r] > bs) {
+      bs = s.bs[r];
+      bi = first + r;
+      bj = s.bj[r];
+    }
+    /* semi-global: the last column is a candidate (the last row is the host's) */
+    if (job.track == SKSS__ALIGN_TRACK_EDGE && better(s.ho[r], first + r, job.cols, bs, bi, bj)) {
+      bs = s.ho[r];
+      bi = first + r;
+      bj = job.cols;
+    }
+  }
+#pragma unroll
+  for (int m = 16; m >= 1; m /= 2) {
+    const int32_t s2 = __shfl_xor_sync(FULL, bs, m);
+    const int i2 = __shfl_xor_sync(FULL, bi, m), j2 = __shfl_xor_sync(FULL, bj, m);
+    if (better(s2, i2, j2, bs, bi, bj)) {
+      bs = s2;
+      bi = i2;
+      bj = j2;
+    }
+  }
+  if (lane == 0 && bs != NONE) {
+    job.slot[band] = make_int2(bi, bj);
+    const unsigned score = (unsigned)(bs + job.open) ^ 0x80000000u;
+    const unsigned long long key = (unsigned long long)score << 32 | (0xffffffffull - (unsigned)band);
+    /* relaxed max: only the winner matters; the host reads it after the kernel */
+    atomicMax(job.key, key);
+  }
+}
+
+/* One band: waits for the band above a 32-column block at a time, runs its
+ * 32 steps, publishes every finished chunk of its last row. */
+template <bool LOCAL, bool ALL>
+__device__ void run_band(const skss__al_job &job, const int32_t *ssub, const skss_cuda_taskarray_view &ta,
+                         int band, int lane) {
+  const params p = {job.open, job.extend};
+  const int top = band * SKSS__CUDA_ALIGN_BAND + 1, first = top + lane * R;
+  const bool full = top + SKSS__CUDA_ALIGN_BAND - 1 <= job.rows;
+  rows_state s;
+  save_spot sv;
+  band_init(job, first, s, sv);
+  int32_t diag = h_col0(job, first - 1) - job.open, uh = 0, uf = 0;
+  const int steps = job.cols + 31, chunks = ta.cols;
+  int have = 0, published = 0;
+  for (int t0 = 0; t0 < steps; t0 += 32) {
+    const int jq = t0 + 1 + lane;
+    int32_t qh = 0, qf = SKSS__ALIGN_NEG;
+    if (band == 0) {
+      qh = skss__al_row0(job.free_start, job.h00, job.open, job.extend, jq) - job.open;
+    } else {
+      const int last = min(t0 + 32, job.cols), need = min((last + CH - 1) / CH, chunks);
+      if (need > have) {
+        /* wait (data): the band above's last row over columns <= last is in the row buffer */
+        skss_cuda_warp_wait_row_unchecked(ta, band - 1, need);
+        have = need;
+      }
+      if (jq <= job.cols) {
+        qh = __ldcg(job.h + jq) - job.open;
+        qf = __ldcg(job.f + jq);
+      }
+    }
+    const bool steady = full && t0 >= 32 && t0 + 32 <= job.cols;
+    if (job.saves > 0 && steady)
+      steps32<LOCAL, ALL, false, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+    else if (job.saves > 0)
+      steps32<LOCAL, ALL, true, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+    else if (steady)
+      steps32<LOCAL, ALL, false, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+    else
+      steps32<LOCAL, ALL, true, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+    const int written = min(t0 + 32, steps) - 31; /* lane 31's columns so far */
+    const int done = written >= job.cols ? chunks : written / CH;
+    if (done > published) {
+      /* publish (release): lane 31's stores of those columns come before the count */
+      skss_cuda_warp_publish(ta, band, done);
+      published = done;
+    }
+  }
+  if (ALL || job.track == SKSS__ALIGN_TRACK_EDGE) band_best<ALL>(job, s, band, first, lane);
+}
+
+template <bool LOCAL, bool ALL>
+__global__ void __launch_bounds__(32 * WARPS) pass_kernel(skss__al_job job, const int32_t *sub,
+                                                          skss_cuda_taskarray_view ta) {
+  __shared__ int32_t ssub[SKSS__ALIGN_CODES * SROW];
+  for (int k = threadIdx.x; k < SKSS__ALIGN_CODES * SKSS__ALIGN_CODES; k += blockDim.x)
+    ssub[k / SKSS__ALIGN_CODES * SROW + k % SKSS__ALIGN_CODES] = sub[k];
+  /* the table is read by every warp; no warp has taken a band yet */
+  __syncthreads();
+  const int lane = (int)(threadIdx.x & 31);
+  for (int band = skss_cuda_warp_take_row(ta); band < ta.rows; band = skss_cuda_warp_take_row(ta))
+    run_band<LOCAL, ALL>(job, ssub, ta, band, lane);
+}
+
+}  // namespace skss__al
+
+#endif

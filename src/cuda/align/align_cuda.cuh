@@ -1,0 +1,57 @@
+/*
+ * align_cuda.cuh — what the alignment pass's host side (align_dispatch.cu)
+ * and its SKSS kernel (align_kernel.cu) share: the job of one pass of
+ * Gotoh's recurrences over rows 1..rows, columns 1..cols (cpu/align_impl.h
+ * gives the contract; row 0 and column 0 are closed forms, kept on the host),
+ * the band shape and the best-cell record (docs/algorithms/align.md, GPU).
+ */
+#ifndef SKSS_CUDA_ALIGN_CUH
+#define SKSS_CUDA_ALIGN_CUH
+
+#include "../common.cuh"
+#include "../taskarray.cuh"
+#include "../tuning.h"
+#include "cpu/align_impl.h"
+
+/* Rows a warp owns (a band): SKSS_CUDA_ALIGN_ROWS per lane. */
+#define SKSS__CUDA_ALIGN_BAND (32 * SKSS_CUDA_ALIGN_ROWS)
+
+/* One device pass. Device pointers; the row buffers hold row 0 on entry only
+ * in spirit: band 0 computes row 0 itself, every band overwrites columns
+ * 1..cols with its last row (in place, as the CPU's task array does). */
+typedef struct skss__al_job {
+  const uint8_t *a, *b;          /* codes of rows 1..rows and columns 1..cols */
+  int rows, cols;
+  int free_start, local;         /* as in skss__align_pass */
+  int track;                     /* skss__align_track */
+  int32_t h00, f00;              /* anchored start */
+  int32_t open, extend;
+  int save_every, saves;         /* checkpoint rows (saves 0: none) */
+  int32_t *save_h, *save_f;      /* saves * (cols + 1) each; columns 1..cols written */
+  int32_t *h, *f;                /* cols + 1 each: row `rows` on return (columns 1..cols) */
+  unsigned long long *key;       /* best: (score + 2^31) << 32 | (2^32 - 1 - band); 0 = none */
+  int2 *slot;                    /* per band: (i, j) of its best cell */
+} skss__al_job;
+
+/* H(i, 0) and F(i, 0) for i >= 1, and H(0, j) for j >= 1: closed forms of
+ * the CPU's column_zero and first_row (o >= e, so the gaps only extend). */
+__host__ __device__ static inline int32_t skss__al_col0(int free_start, int32_t h00, int32_t f00, int32_t o,
+                                                       int32_t e, int64_t i) {
+  if (free_start) return 0;
+  const int32_t f1 = f00 - e > h00 - o ? f00 - e : h00 - o;
+  return (int32_t)(f1 - (i - 1) * (int64_t)e);
+}
+__host__ __device__ static inline int32_t skss__al_row0(int free_start, int32_t h00, int32_t o, int32_t e,
+                                                       int64_t j) {
+  if (free_start) return 0;
+  const int32_t ev1 = SKSS__ALIGN_NEG - e > h00 - o ? SKSS__ALIGN_NEG - e : h00 - o;
+  return (int32_t)(ev1 - (j - 1) * (int64_t)e);
+}
+
+/* Launches the pass's kernel on ctx's stream; `sub`: the 32 x 32 scores
+ * (device memory; every scoring, match/mismatch too). counters: the task
+ * array's (skss__dev_taskarray_bytes(bands)), already zeroed. */
+skss_status skss__cuda_align_launch(skss_ctx *ctx, const skss__al_job *job, const int32_t *sub,
+                                    void *counters);
+
+#endif

@@ -1,0 +1,146 @@
+/*
+ * test_align_emu.cpp — the cuda backend's alignment pass without a GPU: the
+ * host side (src/cuda/align/align_dispatch.cu, via align_emu_dispatch.cpp) and
+ * the kernel's device code (align_band.cuh) on CPU threads (align_emu.h: one
+ * block of 1 to 4 warps taking bands by ticket, waiting and publishing as on
+ * the GPU) against the CPU pass (cpu/align_impl.h) on random passes: rows and
+ * columns around the band (512 rows), the 32-step blocks and the 64-column
+ * chunks, 0 and 1 included; every best-cell track, free and anchored starts,
+ * the local clamp, checkpoint rows, scores near the int32 range. The last row's
+ * H and F, the checkpoint rows and the best cell must be identical. Emulated
+ * device memory starts poisoned. SKSS_TEST_SMALL=1: fewer cases;
+ * SKSS_TEST_SEED overrides the seed. Not a timing: the GPU runs tests/cuda/.
+ */
+#include <cuda_runtime.h>
+
+#include "cuda/align/align_cuda.cuh"
+#include "align_emu.h"
+#include "cuda/align/align_band.cuh"
+
+#include <memory>
+#include <random>
+#include <vector>
+
+extern "C" skss_status skss_emu_align_pass(skss_ctx *ctx, const skss__align_scores *sc, skss__align_pass *p);
+extern "C" void skss_emu_ref_pass(const skss__align_scores *sc, skss__align_pass *p);
+
+using skss__al::CH;
+using skss__al::pass_kernel;
+
+extern "C" {
+cudaError_t skss_emu_memcpy_async(void *dst, const void *src, size_t n, cudaMemcpyKind, cudaStream_t) {
+  std::memcpy(dst, src, n);
+  return cudaSuccess;
+}
+cudaError_t skss_emu_memset_async(void *p, int v, size_t n, cudaStream_t) {
+  std::memset(p, v, n);
+  return cudaSuccess;
+}
+cudaError_t skss_emu_stream_synchronize(cudaStream_t) { return cudaSuccess; }
+const char *skss_emu_error_string(cudaError_t) { return "emulated"; }
+}
+
+static std::vector<unsigned char> arena;
+void *skss_emu_scratch(skss_ctx *, const char *, size_t bytes) {
+  arena.assign(bytes + 256, 0xA5); /* poison: nothing may be read before it is written */
+  return reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(arena.data()) + 255) & ~(uintptr_t)255);
+}
+
+static int emu_warps = 4;
+
+skss_status skss_emu_align_launch(skss_ctx *, const skss__al_job *job, const int32_t *sub, void *counters) {
+  const int bands = (job->rows + SKSS__CUDA_ALIGN_BAND - 1) / SKSS__CUDA_ALIGN_BAND;
+  const int chunks = (job->cols + CH - 1) / CH;
+  skss_cuda_taskarray_view ta;
+  skss__dev_taskarray_carve(&ta, counters, bands, chunks, SKSS_TASKARRAY_KIND_FAIR, 1);
+  const bool all = job->track == SKSS__ALIGN_TRACK_ALL;
+  void (*k)(skss__al_job, const int32_t *, skss_cuda_taskarray_view) =
+      job->local ? (all ? pass_kernel<true, true> : pass_kernel<true, false>)
+                 : (all ? pass_kernel<false, true> : pass_kernel<false, false>);
+  const int n = 32 * emu_warps;
+  std::barrier<> blockbar(n);
+  emu_block = &blockbar;
+  emu_block_dim = n;
+  auto warps = std::make_unique<emu_warp[]>((size_t)emu_warps);
+  std::vector<std::thread> th;
+  const skss__al_job j = *job;
+  for (int t = 0; t < n; t++)
+    th.emplace_back([&, t] {
+      emu_tid = t;
+      emu_lane = t & 31;
+      emu_w = &warps[t / 32];
+      k(j, sub, ta);
+    });
+  for (auto &x : th) x.join();
+  for (int b = 0; b < bands; b++)
+    if (ta.progress[b] != chunks) { std::fprintf(stderr, "band %d published %d of %d\n", b, ta.progress[b], chunks); emu_faults++; }
+  return SKSS_OK;
+}
+
+int main(int argc, char **argv) {
+  const char *env_seed = std::getenv("SKSS_TEST_SEED"), *small = std::getenv("SKSS_TEST_SMALL");
+  const unsigned seed = argc > 1 ? (unsigned)std::atoi(argv[1]) : env_seed ? (unsigned)std::atoi(env_seed) : 1u;
+  const int cases = argc > 2 ? std::atoi(argv[2]) : small != nullptr && std::strcmp(small, "0") != 0 ? 15 : 80;
+  std::printf("seed %u, %d cases\n", seed, cases);
+  std::mt19937 rng(seed);
+  auto rnd = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  skss_ctx_desc cd = SKSS_CTX_DESC_INIT;
+  cd.backend = SKSS_BACKEND_CPU_REF;
+  skss_ctx *ctx = nullptr;
+  if (skss_ctx_create(&cd, &ctx) != SKSS_OK) return 2;
+  skss__cuda_state state;
+  std::memset(&state, 0, sizeof state);
+  ctx->cuda = &state;
+  static const int RS[] = {0, 1, 2, 5, 31, 32, 33, 100, 511, 512, 513, 700, 1100, 1600};
+  static const int CS[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 95, 96, 97, 130, 300, 1000};
+  for (int c = 0; c < cases; c++) {
+    emu_warps = rnd(1, 4);
+    skss__align_scores sc;
+    std::memset(&sc, 0, sizeof sc);
+    const int letters = rnd(1, 24);
+    for (int x = 0; x < letters; x++)
+      for (int y = 0; y < letters; y++) sc.sub[x * 32 + y] = x == y ? rnd(0, 9) : rnd(-6, 2);
+    sc.open = rnd(0, 12);
+    sc.extend = rnd(0, sc.open);
+    if (rnd(0, 9) == 0) {
+      sc.open = 200000; sc.extend = rnd(0, 200000);
+      for (int x = 0; x < letters * 32; x++) sc.sub[x] *= 20000;
+    }
+    const int rows = RS[rnd(0, 13)], cols = CS[rnd(0, 14)];
+    std::vector<uint8_t> a(rows + 1), b(cols + 1);
+    for (auto &x : a) x = (uint8_t)rnd(0, letters - 1);
+    for (auto &x : b) x = (uint8_t)rnd(0, letters - 1);
+    skss__align_pass p;
+    std::memset(&p, 0, sizeof p);
+    p.a = a.data(); p.b = b.data(); p.rows = rows; p.cols = cols;
+    p.free_start = rnd(0, 1); p.local = rnd(0, 2) == 0; p.track = (skss__align_track)rnd(0, 2);
+    static const int32_t H00[] = {0, SKSS__ALIGN_NEG, -7};
+    p.h00 = H00[rnd(0, 2)];
+    p.f00 = rnd(0, 1) ? SKSS__ALIGN_NEG : sc.extend - sc.open;
+    if (rows >= 64 && rnd(0, 1)) {
+      p.save_every = 64 * rnd(1, std::max(1, rows / 128));
+      p.saves = rnd(1, rows / (int)p.save_every);
+    }
+    const size_t W = (size_t)cols + 1, S = (size_t)p.saves * W;
+    std::vector<int32_t> h1(W), f1(W), h2(W), f2(W), sh1(S + 1), sf1(S + 1), sh2(S + 1), sf2(S + 1);
+    skss__align_pass q = p;
+    p.h = h1.data(); p.f = f1.data(); p.save_h = sh1.data(); p.save_f = sf1.data();
+    q.h = h2.data(); q.f = f2.data(); q.save_h = sh2.data(); q.save_f = sf2.data();
+    skss_emu_ref_pass(&sc, &q);
+    if (skss_emu_align_pass(ctx, &sc, &p) != SKSS_OK) { std::printf("case %d: failed: %s\n", c, skss_ctx_last_error(ctx)); return 1; }
+    bool same = h1 == h2 && f1 == f2 && sh1 == sh2 && sf1 == sf2 && p.best.score == q.best.score &&
+                (p.track == SKSS__ALIGN_TRACK_NONE || (p.best.i == q.best.i && p.best.j == q.best.j));
+    std::printf("case %d: %dx%d warps %d local %d track %d free %d saves %lld/%lld: %s\n", c, rows, cols, emu_warps,
+                (int)p.local, (int)p.track, (int)p.free_start, (long long)p.saves, (long long)p.save_every,
+                same && emu_faults == 0 ? "ok" : "MISMATCH");
+    if (!same || emu_faults) {
+      std::printf("  best %lld (%lld,%lld) want %lld (%lld,%lld); h %d f %d saves %d %d\n", (long long)p.best.score,
+                  (long long)p.best.i, (long long)p.best.j, (long long)q.best.score, (long long)q.best.i,
+                  (long long)q.best.j, h1 == h2, f1 == f2, sh1 == sh2, sf1 == sf2);
+      return 1;
+    }
+  }
+  ctx->cuda = nullptr;
+  skss_ctx_destroy(ctx);
+  return 0;
+}
