@@ -866,9 +866,13 @@ static void test_core_misuse(void **state) {
   fixture *f = *state;
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 14);
-  /* Even weights, odd capacity: the bounds never close the gap of 1. */
+  /* Even weights and one item of weight 3 and value 1 (so neither the weights
+   * nor the values share a divisor), odd capacity: no set is worth C, every
+   * bound says C, and the search never closes the gap of 1. */
   tu_knapsack in = tu_knapsack_random(&r, TU_KNAPSACK_SUBSET_SUM, 20000, 1000000, -1);
   for (int64_t j = 0; j < in.n; j++) in.w[j] = in.v[j] = 2 * in.w[j];
+  in.w[0] = 3;
+  in.v[0] = 1;
   in.cap |= 1;
   uint8_t *taken = malloc((size_t)in.n);
   assert_non_null(taken);
