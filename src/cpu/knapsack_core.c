@@ -21,8 +21,10 @@ __extension__ typedef __int128 i128;
 
 /* Intervals at most this long are sorted outright. */
 #define SMALL 16
-/* Decisions a state remembers: the last 64 core items. */
-#define TRACE 64
+/* Decisions a state remembers: the last 48 core items; the top 16 bits of
+ * its word count its items less the break solution's (mod 2^16). */
+#define TRACE 48
+#define HIST (((uint64_t)1 << TRACE) - 1)
 
 typedef struct item {
   int64_t w, p, id;
@@ -30,10 +32,10 @@ typedef struct item {
 
 typedef struct state {
   int64_t w, p;
-  uint64_t v; /* bit k: the k-th latest core item is flipped from the break solution */
+  uint64_t v; /* bit k < TRACE: the k-th latest core item is flipped from the break solution */
 } state;
 
-enum { LEFT = 1, CORE = 2 };
+enum { LEFT = 1, CORE = 2, OUT = 4 };
 
 typedef struct span {
   int64_t lo, hi;
@@ -69,7 +71,12 @@ typedef struct solver {
   item *lp;               /* scratch: n items */
   item *byw;              /* the items by weight (for pairing), built on first use */
   bool byw_ready;
-  uint8_t *mark;          /* by id: LEFT (in the break solution), CORE (in [s, t]) */
+  uint8_t *mark;          /* by id: LEFT (in the break solution), CORE (in [s, t]), OUT */
+  int64_t cut_mu;         /* cut_states: the multiplier, */
+  i128 cut_high;          /* the bound of the solutions of more than b items, */
+  item *cut_items;        /* the items of p > mu by (p - mu) / w, NULL: not yet */
+  int64_t cut_n, *cut_w, *cut_q, cut_at;
+  bool cut_tried, cut_on;
   int64_t max_bytes;
   struct timespec deadline;
   bool timed;
@@ -288,6 +295,7 @@ static skss_status add_item(solver *q, int64_t j) {
   if (st != SKSS_OK) return st;
   const bool right = j >= q->b;
   const int64_t dw = right ? q->it[j].w : -q->it[j].w, dp = right ? q->it[j].p : -q->it[j].p;
+  const uint64_t dc = right ? (uint64_t)1 << TRACE : (uint64_t)0 - ((uint64_t)1 << TRACE);
   q->hist[q->depth++] = j;
   q->mark[q->it[j].id] |= CORE;
   if (right) q->t = j;
@@ -311,12 +319,12 @@ static skss_status add_item(solver *q, int64_t j) {
     state x;
     if (k >= na || (i < na && a[i].w <= a[k].w + dw)) {
       x = a[i++];
-      x.v <<= 1;
+      x.v = (x.v << 1 & HIST) | (x.v & ~HIST);
     } else {
       x = a[k++];
       x.w += dw;
       x.p += dp;
-      x.v = x.v << 1 | 1u;
+      x.v = (x.v << 1 & HIST) | ((x.v & ~HIST) + dc) | 1u;
     }
     if (x.p <= top) continue;
     top = x.p;
@@ -457,12 +465,17 @@ static int card_vs(const solver *q, int64_t shift, int64_t k, i128 *bound) {
  * smallest mu on the far side of k, from [0, hi] (doubled until it holds);
  * every multiplier tried gives a bound, and the search stops once one cannot
  * beat z. */
-static i128 card_side(solver *q, int64_t k, int64_t sign, int64_t hi, i128 best) {
+static i128 card_side(solver *q, int64_t k, int64_t sign, int64_t hi, i128 best, int64_t *arg) {
   const int64_t lim = (int64_t)1 << 41;
   i128 bd;
+#define TRY(mu)                                        \
+  if (bd - (i128)sign * (mu) * k < best) {             \
+    best = bd - (i128)sign * (mu) * k;                 \
+    *arg = (mu);                                       \
+  }
   for (;;) {
     const int c = card_vs(q, sign * hi, k, &bd);
-    if (bd - (i128)sign * hi * k < best) best = bd - (i128)sign * hi * k;
+    TRY(hi)
     if (best <= q->zt || (sign < 0 ? c <= 0 : c >= 0)) break;
     if (hi >= lim) return best;
     hi *= 2;
@@ -471,14 +484,15 @@ static i128 card_side(solver *q, int64_t k, int64_t sign, int64_t hi, i128 best)
   while (lo < hi && best > q->zt) {
     const int64_t mid = lo + (hi - lo) / 2;
     const int c = card_vs(q, sign * mid, k, &bd);
-    if (bd - (i128)sign * mid * k < best) best = bd - (i128)sign * mid * k;
+    TRY(mid)
     if (sign < 0 ? c <= 0 : c >= 0) hi = mid;
     else lo = mid + 1;
   }
   if (lo > 0 && best > q->zt) { /* the minimum is at lo or lo - 1 */
     (void)card_vs(q, sign * (lo - 1), k, &bd);
-    if (bd - (i128)sign * (lo - 1) * k < best) best = bd - (i128)sign * (lo - 1) * k;
+    TRY(lo - 1)
   }
+#undef TRY
   return best;
 }
 
@@ -496,6 +510,7 @@ static void card_bound(solver *q) {
     if (q->it[k].p > pmax) pmax = q->it[k].p;
   }
   const bool first = q->kmax < 0;
+  int64_t mu = 0;
   if (first) {
     for (int64_t k = 0; k < q->n; k++) q->xs[k] = q->it[k].w;
     q->kmax = fit_count(q->xs, q->n, 1, q->cap);
@@ -505,8 +520,8 @@ static void card_bound(solver *q) {
   i128 best = q->upper;
   if (kmin > q->n || kmin > q->kmax) best = q->z; /* nothing beats z */
   if (first && best > q->zt && q->kmax == q->b && q->cap > q->wb)
-    best = card_side(q, q->kmax, -1, pmax, best);
-  if (kmin > q->kmin && kmin > q->b && best > q->zt) best = card_side(q, kmin, 1, pmax, best);
+    best = card_side(q, q->kmax, -1, pmax, best, &mu);
+  if (kmin > q->kmin && kmin > q->b && best > q->zt) best = card_side(q, kmin, 1, pmax, best, &mu);
   q->kmin = kmin;
   if (best < q->upper) {
     const int64_t u = best <= q->z ? q->z : (int64_t)best;
@@ -600,6 +615,102 @@ static void pair_states(solver *q) {
   }
 }
 
+static int cmp_efficiency(const void *x, const void *y) {
+  const item *a = x, *b = y;
+  return better(a, b) ? -1 : better(b, a) ? 1 : 0;
+}
+
+/* The Lagrangian bound per state (ours, from combo's cardinality bounds):
+ * once the solutions of more than b items are known not to beat z, a state
+ * (w, p) of c items is bounded by mu b + p - mu c plus the LP over the items
+ * outside the core of profits p_j - mu, the items left of the core (which
+ * the state holds) free to drop: mu b + p - mu c - P_L + LP(C - w + W_L),
+ * with P_L, W_L those items' reduced profits and weights. cut_prepare finds
+ * mu (the Lagrangian multiplier of "at most b items") and sorts the items by
+ * reduced efficiency once; cut_states walks the states by weight against the
+ * LP's breakpoints, the outside items in that order. */
+static skss_status cut_prepare(solver *q) {
+  const int64_t lim = (int64_t)1 << 40;
+  int64_t pmax = 0;
+  for (int64_t k = 0; k < q->n; k++) {
+    if (q->it[k].p >= lim || q->it[k].w >= lim) return SKSS_OK;
+    if (q->it[k].p > pmax) pmax = q->it[k].p;
+  }
+  if (q->cut_items == NULL) { /* kept for the re-solves (no more items) */
+    q->cut_items = skss__alloc(q->ctx, sizeof(item) * (size_t)(q->n + 1));
+    q->cut_w = skss__alloc(q->ctx, sizeof(int64_t) * (size_t)(q->n + 1));
+    q->cut_q = skss__alloc(q->ctx, sizeof(int64_t) * (size_t)(q->n + 1));
+  }
+  if (q->cut_items == NULL || q->cut_w == NULL || q->cut_q == NULL)
+    return skss__fail(q->ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_knapsack(): no memory for core bounds");
+  if (q->kmax < 0) { /* a re-solve skips card_bound */
+    for (int64_t k = 0; k < q->n; k++) q->xs[k] = q->it[k].w;
+    q->kmax = fit_count(q->xs, q->n, 1, q->cap);
+  }
+  int64_t mu = 0, nu = 0;
+  const i128 low = card_side(q, q->b, -1, pmax, q->upper, &mu);
+  const int64_t k = q->kmin > q->b + 1 ? q->kmin : q->b + 1;
+  q->cut_high = q->kmax > q->b ? card_side(q, k, 1, pmax, q->upper, &nu) : -1;
+  q->cut_mu = mu;
+  const i128 best = low > q->cut_high ? low : q->cut_high;
+  if (best < q->upper) {
+    const int64_t u = best <= q->z ? q->z : (int64_t)best;
+    q->upper = u - u % q->g < q->z ? q->z : u - u % q->g;
+  }
+  int64_t m = 0;
+  for (int64_t j = 0; j < q->n; j++)
+    if (q->it[j].p > mu) q->cut_items[m++] = (item){q->it[j].w, q->it[j].p - mu, q->it[j].id};
+  qsort(q->cut_items, (size_t)m, sizeof(item), cmp_efficiency);
+  q->cut_n = m;
+  q->cut_on = true;
+  return SKSS_OK;
+}
+
+static void cut_states(solver *q) {
+  if (q->cut_high > q->zt || q->depth >= 32767) return;
+  const int64_t mu = q->cut_mu, cap = q->cap;
+  int64_t wl = 0;
+  i128 pl = 0;
+  for (int64_t k = 0; k < q->n; k++) {
+    const item *x = &q->it[k];
+    if (k < q->s || k > q->t) q->mark[x->id] |= OUT;
+    else q->mark[x->id] &= (uint8_t)~OUT;
+    if (k < q->s) {
+      wl += x->w;
+      pl += x->p - mu;
+    }
+  }
+  const item *c = q->cut_items;
+  int64_t *cw = q->cut_w, *cq = q->cut_q, m = 0;
+  item *lp = q->lp;
+  cw[0] = cq[0] = 0;
+  for (int64_t k = 0; k < q->cut_n; k++)
+    if (q->mark[c[k].id] & OUT) {
+      lp[m] = c[k];
+      cw[m + 1] = cw[m] + c[k].w;
+      cq[m + 1] = cq[m] + c[k].p;
+      m++;
+    }
+  const i128 base0 = (i128)mu * q->b - pl, need = (i128)q->zt + 1;
+  int64_t at = q->na, ptr = 0;
+  for (int64_t i = q->na - 1; i >= 0; i--) { /* by weight down: the LP's capacity up */
+    const state *x = &q->a[i];
+    const i128 r = (i128)cap - x->w + wl;
+    if (r < 0) continue;
+    while (ptr < m && cw[ptr + 1] <= r) ptr++;
+    const int64_t cnt = q->b + (int16_t)(x->v >> TRACE);
+    const i128 gap = need - (base0 + x->p - (i128)mu * cnt + cq[ptr]);
+    if (ptr == m ? gap > 0 : (r - cw[ptr]) * lp[ptr].p < gap * lp[ptr].w) continue;
+    q->o[--at] = *x;
+  }
+  const int64_t kept = q->na - at;
+  memmove(q->o, q->o + at, sizeof(state) * (size_t)kept);
+  state *t = q->a;
+  q->a = q->o;
+  q->o = t;
+  q->na = kept;
+}
+
 static bool past_deadline(const solver *q) {
   if (!q->timed) return false;
   struct timespec now;
@@ -627,6 +738,17 @@ static skss_status expand(solver *q, int64_t ms) {
       pair_states(q);
       card_bound(q);
       if (q->z >= q->upper) break;
+    }
+    if (!q->cut_tried && q->depth >= 64 && q->na >= 4096) {
+      q->cut_tried = true;
+      const skss_status st = cut_prepare(q);
+      if (st != SKSS_OK) return st;
+      q->cut_at = q->depth;
+      if (q->z >= q->upper) break;
+    }
+    if (q->cut_on && q->depth >= q->cut_at) {
+      cut_states(q);
+      q->cut_at = q->depth + 8;
     }
     for (int side = 0; side < 2; side++) {
       const int64_t j = side == 0 ? q->t + 1 : q->s - 1;
@@ -692,15 +814,22 @@ static skss_status solve(solver *q, int64_t known, int64_t ms) {
   q->depth = 0;
   q->na = 1;
   q->a[0] = (state){q->wb, q->pb, 0};
+  q->cut_tried = q->cut_on = false;
   if (known <= 0) card_bound(q);
   return expand(q, ms);
 }
 
 /* Marks the solution's items in `chosen` (by id) from the break solution and
- * the flips it remembers; returns how many core items it cannot tell. */
+ * the flips it remembers, and fixes all but the core items it cannot tell
+ * (the first zdepth - TRACE: every other item has its break-solution value,
+ * or the remembered flip); returns how many those are. */
 static int64_t mark_solution(const solver *q, uint8_t *chosen, uint8_t *fixed) {
-  for (int64_t k = 0; k < q->b; k++) chosen[q->it[k].id] = 1;
+  for (int64_t k = 0; k < q->n; k++) {
+    chosen[q->it[k].id] = k < q->b;
+    fixed[q->it[k].id] = 1;
+  }
   const int64_t known = q->zdepth < TRACE ? q->zdepth : TRACE;
+  for (int64_t k = 0; k < q->zdepth - known; k++) fixed[q->it[q->hist[k]].id] = 0;
   for (int64_t k = 0; k < known; k++) {
     const int64_t pos = q->hist[q->zdepth - 1 - k];
     if ((q->zv >> k) & 1u) chosen[q->it[pos].id] ^= 1u;
@@ -743,6 +872,9 @@ static void free_solver(solver *q) {
   skss__free(q->ctx, q->byw);
   skss__free(q->ctx, q->mark);
   if (q->block != NULL) skss__free(q->ctx, q->block);
+  skss__free(q->ctx, q->cut_items);
+  skss__free(q->ctx, q->cut_w);
+  skss__free(q->ctx, q->cut_q);
 }
 
 /* Loads the items not yet fixed into the solver; false if they all fit. The
