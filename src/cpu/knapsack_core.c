@@ -63,7 +63,9 @@ typedef struct solver {
   uint64_t zv;
   int64_t zdepth;
   int64_t zextra;         /* id of an item outside the core the incumbent flips, or -1 */
-  int64_t *hist, depth;   /* positions of core items, in the order they came */
+  int64_t *hist, depth;   /* core "items" in the order they came: first position */
+  int64_t *copies;        /* ... and how many copies of one item from there */
+  int64_t flips;          /* copies in the core in all */
   int64_t upper;          /* global upper bound */
   int64_t kmax, kmin;     /* cardinality limits (kmax < 0: not computed), see card_bound */
   int64_t pair_at;        /* depth of the next pairing */
@@ -82,9 +84,17 @@ typedef struct solver {
   bool timed;
 } solver;
 
-/* e_x > e_y, efficiencies p / w compared exactly. */
+/* Equal efficiencies in an order that mixes weights (subset sum wants them
+ * mixed near the break item) yet keeps copies of an item together. */
+static inline uint64_t scramble(int64_t w) {
+  uint64_t h = (uint64_t)w * UINT64_C(0x9E3779B97F4A7C15);
+  return h ^ (h >> 29);
+}
+
+/* e_x > e_y, efficiencies p / w compared exactly (ties by scramble(w)). */
 static inline bool better(const item *x, const item *y) {
-  return (i128)x->p * y->w > (i128)y->p * x->w;
+  const i128 a = (i128)x->p * y->w, b = (i128)y->p * x->w;
+  return a > b || (a == b && scramble(x->w) < scramble(y->w));
 }
 
 static int64_t gcd(int64_t a, int64_t b) {
@@ -282,26 +292,30 @@ static skss_status grow(solver *q, int64_t need) {
   return SKSS_OK;
 }
 
-/* Adds core item j: each state with it flipped (dw, dp: +w, +p right of the
- * break item, -w, -p left of it), merged with the states as they were. A
+/* Adds k copies of one item at positions j..j + k - 1 to the core as one
+ * item: each state with them all flipped (dw, dp: +kw, +kp right of the
+ * break item, -kw, -kp left of it), merged with the states as they were. A
  * state is kept unless dominated by the last one kept (states come in
  * increasing weight; profits kept strictly increasing) or unable to beat z by
  * Pisinger's bound: the Lagrangian bound at the efficiency of the next item
  * out of the core (it[t + 1] below C, it[s - 1] above, which must also leave
  * enough weight to drop). What the loop reads stays in locals (the state
  * stores would otherwise reload them). */
-static skss_status add_item(solver *q, int64_t j) {
+static skss_status add_item(solver *q, int64_t j, int64_t copies) {
   skss_status st = grow(q, 2 * q->na);
   if (st != SKSS_OK) return st;
   const bool right = j >= q->b;
-  const int64_t dw = right ? q->it[j].w : -q->it[j].w, dp = right ? q->it[j].p : -q->it[j].p;
-  const uint64_t dc = right ? (uint64_t)1 << TRACE : (uint64_t)0 - ((uint64_t)1 << TRACE);
-  q->hist[q->depth++] = j;
-  q->mark[q->it[j].id] |= CORE;
-  if (right) q->t = j;
+  const int64_t dw = right ? copies * q->it[j].w : -copies * q->it[j].w;
+  const int64_t dp = right ? copies * q->it[j].p : -copies * q->it[j].p;
+  const uint64_t dc = right ? (uint64_t)copies << TRACE : (uint64_t)0 - ((uint64_t)copies << TRACE);
+  q->hist[q->depth] = j;
+  q->copies[q->depth++] = copies;
+  q->flips += copies;
+  for (int64_t c = j; c < j + copies; c++) q->mark[q->it[c].id] |= CORE;
+  if (right) q->t = j + copies - 1;
   else {
     q->s = j;
-    q->wleft -= q->it[j].w;
+    q->wleft += dw;
   }
   /* No more items right: a state below C is final (rw = 1, rp = 0: it must
    * beat z); none left: a state above C is dead (drop = -1). */
@@ -667,7 +681,7 @@ static skss_status cut_prepare(solver *q) {
 }
 
 static void cut_states(solver *q) {
-  if (q->cut_high > q->zt || q->depth >= 32767) return;
+  if (q->cut_high > q->zt || q->flips >= 32767) return; /* counts kept mod 2^16 */
   const int64_t mu = q->cut_mu, cap = q->cap;
   int64_t wl = 0;
   i128 pl = 0;
@@ -763,9 +777,6 @@ static skss_status expand(solver *q, int64_t ms) {
         q->s = q->lfixed.lo;
         continue;
       }
-      /* The item and both neighbours of the core after it, for the bounds. */
-      ensure_sorted(q, side == 0 ? j + 1 : q->t + 1);
-      ensure_sorted(q, side == 0 ? q->s - 1 : j - 1);
       if (fixable(q, &q->it[j], side == 0)) {
         q->mark[q->it[j].id] |= CORE;
         if (side == 0) q->t = j;
@@ -775,8 +786,24 @@ static skss_status expand(solver *q, int64_t ms) {
         }
         continue;
       }
-      skss_status st = add_item(q, j);
-      if (st != SKSS_OK) return st;
+      /* The copies of item j sorted next to it (never in a fixed interval:
+       * they would be fixable too) join as 1, 2, 4 ... copies at a time
+       * (binary splitting: any number of them is a set of these). */
+      const item *x = &q->it[j];
+      int64_t m = 1;
+      if (side == 0)
+        while (j + m <= q->last && m < q->cap / x->w && q->it[j + m].w == x->w && q->it[j + m].p == x->p) m++;
+      else
+        while (j - m >= q->first && q->it[j - m].w == x->w && q->it[j - m].p == x->p) m++;
+      /* Both neighbours of the core after them, for the bounds. */
+      ensure_sorted(q, side == 0 ? j + m : q->t + 1);
+      ensure_sorted(q, side == 0 ? q->s - 1 : j - m);
+      for (int64_t size = 1, done = 0; done < m; size *= 2) {
+        const int64_t k = size < m - done ? size : m - done;
+        const skss_status st = add_item(q, side == 0 ? j + done : j - done - k + 1, k);
+        if (st != SKSS_OK) return st;
+        done += k;
+      }
     }
   }
   return SKSS_OK;
@@ -811,7 +838,7 @@ static skss_status solve(solver *q, int64_t known, int64_t ms) {
   q->kmax = q->kmin = -1;
   q->byw_ready = false;
   q->pair_at = 8;
-  q->depth = 0;
+  q->depth = q->flips = 0;
   q->na = 1;
   q->a[0] = (state){q->wb, q->pb, 0};
   q->cut_tried = q->cut_on = false;
@@ -829,11 +856,12 @@ static int64_t mark_solution(const solver *q, uint8_t *chosen, uint8_t *fixed) {
     fixed[q->it[k].id] = 1;
   }
   const int64_t known = q->zdepth < TRACE ? q->zdepth : TRACE;
-  for (int64_t k = 0; k < q->zdepth - known; k++) fixed[q->it[q->hist[k]].id] = 0;
+  for (int64_t k = 0; k < q->zdepth - known; k++)
+    for (int64_t c = q->hist[k]; c < q->hist[k] + q->copies[k]; c++) fixed[q->it[c].id] = 0;
   for (int64_t k = 0; k < known; k++) {
-    const int64_t pos = q->hist[q->zdepth - 1 - k];
-    if ((q->zv >> k) & 1u) chosen[q->it[pos].id] ^= 1u;
-    fixed[q->it[pos].id] = 1;
+    const int64_t d = q->zdepth - 1 - k;
+    if ((q->zv >> k) & 1u)
+      for (int64_t c = q->hist[d]; c < q->hist[d] + q->copies[d]; c++) chosen[q->it[c].id] ^= 1u;
   }
   if (q->zextra >= 0) {
     chosen[q->zextra] ^= 1u;
@@ -848,6 +876,7 @@ static skss_status alloc_solver(solver *q, skss__knap_core *args) {
   q->lstack = skss__alloc(q->ctx, sizeof(span) * (size_t)(n + 1));
   q->rstack = skss__alloc(q->ctx, sizeof(span) * (size_t)(n + 1));
   q->hist = skss__alloc(q->ctx, sizeof(int64_t) * (size_t)(n + 1));
+  q->copies = skss__alloc(q->ctx, sizeof(int64_t) * (size_t)(n + 1));
   q->xs = skss__alloc(q->ctx, sizeof(int64_t) * (size_t)(n + 1));
   q->lp = skss__alloc(q->ctx, sizeof(item) * (size_t)(n + 1));
   q->byw = skss__alloc(q->ctx, sizeof(item) * (size_t)(n + 1));
@@ -855,7 +884,8 @@ static skss_status alloc_solver(solver *q, skss__knap_core *args) {
   q->room = 0;
   q->na = 0;
   q->a = q->block = NULL;
-  if (q->it == NULL || q->lstack == NULL || q->rstack == NULL || q->hist == NULL || q->xs == NULL ||
+  if (q->it == NULL || q->lstack == NULL || q->rstack == NULL || q->hist == NULL ||
+      q->copies == NULL || q->xs == NULL ||
       q->lp == NULL || q->byw == NULL || q->mark == NULL)
     return skss__fail(q->ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_knapsack(): no memory for %lld core items",
                       (long long)n);
@@ -867,6 +897,7 @@ static void free_solver(solver *q) {
   skss__free(q->ctx, q->lstack);
   skss__free(q->ctx, q->rstack);
   skss__free(q->ctx, q->hist);
+  skss__free(q->ctx, q->copies);
   skss__free(q->ctx, q->xs);
   skss__free(q->ctx, q->lp);
   skss__free(q->ctx, q->byw);
