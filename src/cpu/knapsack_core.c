@@ -42,6 +42,16 @@ typedef struct span {
   bool fixed; /* every item fixed (see sort_right) */
 } span;
 
+/* One case of cut_states: its multiplier as a profit shift, its cardinality
+ * k, its bound over all solutions, and the items of shifted profit > 0 by
+ * shifted efficiency, the outside ones and their prefix sums (w, q). */
+typedef struct cut_side {
+  int64_t shift, k, n;
+  i128 global;
+  item *items, *out; /* out: the outside ones among them */
+  i128 *w, *q;
+} cut_side;
+
 typedef struct solver {
   skss_ctx *ctx;
   item *it;
@@ -74,10 +84,8 @@ typedef struct solver {
   item *byw;              /* the items by weight (for pairing), built on first use */
   bool byw_ready;
   uint8_t *mark;          /* by id: LEFT (in the break solution), CORE (in [s, t]), OUT */
-  int64_t cut_mu;         /* cut_states: the multiplier, */
-  i128 cut_high;          /* the bound of the solutions of more than b items, */
-  item *cut_items;        /* the items of p > mu by (p - mu) / w, NULL: not yet */
-  int64_t cut_n, *cut_w, *cut_q, cut_at;
+  cut_side cut[2];        /* cut_states: at most b items, at least b + 1 */
+  int64_t cut_at;
   bool cut_tried, cut_on;
   int64_t max_bytes;
   struct timespec deadline;
@@ -634,15 +642,18 @@ static int cmp_efficiency(const void *x, const void *y) {
   return better(a, b) ? -1 : better(b, a) ? 1 : 0;
 }
 
-/* The Lagrangian bound per state (ours, from combo's cardinality bounds):
- * once the solutions of more than b items are known not to beat z, a state
- * (w, p) of c items is bounded by mu b + p - mu c plus the LP over the items
- * outside the core of profits p_j - mu, the items left of the core (which
- * the state holds) free to drop: mu b + p - mu c - P_L + LP(C - w + W_L),
- * with P_L, W_L those items' reduced profits and weights. cut_prepare finds
- * mu (the Lagrangian multiplier of "at most b items") and sorts the items by
- * reduced efficiency once; cut_states walks the states by weight against the
- * LP's breakpoints, the outside items in that order. */
+/* The Lagrangian bounds per state (ours, from combo's cardinality bounds).
+ * Every solution holds at most b items or at least b + 1 (the LP holds b and
+ * a fraction), and each case has its Lagrangian bound with profits p + shift
+ * (shift = -mu <= 0 for "at most k = b", nu >= 0 for "at least k = b + 1" or
+ * kmin): LP(p + shift) - shift k. Restricted to the completions of a state
+ * (w, p) of c items, that is -shift k + p + shift c - P_L + LP(C - w + W_L):
+ * the LP over the items outside the core, those left of it (which the state
+ * holds, P_L and W_L their shifted profits and weights) free to drop. A state
+ * dies when each case's bound, or the case's bound over all solutions, cannot
+ * beat z. cut_prepare finds the multipliers and sorts the items by shifted
+ * efficiency once; cut_states walks the states by weight against each LP's
+ * breakpoints, the outside items in that order. */
 static skss_status cut_prepare(solver *q) {
   const int64_t lim = (int64_t)1 << 40;
   int64_t pmax = 0;
@@ -650,40 +661,64 @@ static skss_status cut_prepare(solver *q) {
     if (q->it[k].p >= lim || q->it[k].w >= lim) return SKSS_OK;
     if (q->it[k].p > pmax) pmax = q->it[k].p;
   }
-  if (q->cut_items == NULL) { /* kept for the re-solves (no more items) */
-    q->cut_items = skss__alloc(q->ctx, sizeof(item) * (size_t)(q->n + 1));
-    q->cut_w = skss__alloc(q->ctx, sizeof(int64_t) * (size_t)(q->n + 1));
-    q->cut_q = skss__alloc(q->ctx, sizeof(int64_t) * (size_t)(q->n + 1));
-  }
-  if (q->cut_items == NULL || q->cut_w == NULL || q->cut_q == NULL)
-    return skss__fail(q->ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_knapsack(): no memory for core bounds");
+  if (q->cut[0].items == NULL) /* kept for the re-solves (no more items) */
+    for (int c = 0; c < 2; c++) {
+      q->cut[c].items = skss__alloc(q->ctx, sizeof(item) * (size_t)(q->n + 1));
+      q->cut[c].out = skss__alloc(q->ctx, sizeof(item) * (size_t)(q->n + 1));
+      q->cut[c].w = skss__alloc(q->ctx, sizeof(i128) * (size_t)(q->n + 1));
+      q->cut[c].q = skss__alloc(q->ctx, sizeof(i128) * (size_t)(q->n + 1));
+      if (q->cut[c].items == NULL || q->cut[c].out == NULL || q->cut[c].w == NULL || q->cut[c].q == NULL)
+        return skss__fail(q->ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_knapsack(): no memory for core bounds");
+    }
   if (q->kmax < 0) { /* a re-solve skips card_bound */
     for (int64_t k = 0; k < q->n; k++) q->xs[k] = q->it[k].w;
     q->kmax = fit_count(q->xs, q->n, 1, q->cap);
   }
   int64_t mu = 0, nu = 0;
-  const i128 low = card_side(q, q->b, -1, pmax, q->upper, &mu);
-  const int64_t k = q->kmin > q->b + 1 ? q->kmin : q->b + 1;
-  q->cut_high = q->kmax > q->b ? card_side(q, k, 1, pmax, q->upper, &nu) : -1;
-  q->cut_mu = mu;
-  const i128 best = low > q->cut_high ? low : q->cut_high;
+  cut_side *lo = &q->cut[0], *hi = &q->cut[1];
+  lo->k = q->b;
+  lo->global = q->kmin > q->b ? -1 : card_side(q, lo->k, -1, pmax, q->upper, &mu);
+  lo->shift = -mu;
+  hi->k = q->kmin > q->b + 1 ? q->kmin : q->b + 1;
+  hi->global = q->kmax <= q->b ? -1 : card_side(q, hi->k, 1, pmax, q->upper, &nu);
+  hi->shift = nu;
+  const i128 best = lo->global > hi->global ? lo->global : hi->global;
   if (best < q->upper) {
     const int64_t u = best <= q->z ? q->z : (int64_t)best;
     q->upper = u - u % q->g < q->z ? q->z : u - u % q->g;
   }
-  int64_t m = 0;
-  for (int64_t j = 0; j < q->n; j++)
-    if (q->it[j].p > mu) q->cut_items[m++] = (item){q->it[j].w, q->it[j].p - mu, q->it[j].id};
-  qsort(q->cut_items, (size_t)m, sizeof(item), cmp_efficiency);
-  q->cut_n = m;
+  for (int c = 0; c < 2; c++) {
+    cut_side *x = &q->cut[c];
+    x->n = 0;
+    for (int64_t j = 0; j < q->n; j++)
+      if (q->it[j].p + x->shift > 0) x->items[x->n++] = (item){q->it[j].w, q->it[j].p + x->shift, q->it[j].id};
+    qsort(x->items, (size_t)x->n, sizeof(item), cmp_efficiency);
+  }
   q->cut_on = true;
   return SKSS_OK;
 }
 
+/* The breakpoints of one case's LP over the items outside the core (marked
+ * OUT): prefix weights and shifted profits. */
+static int64_t cut_breakpoints(const solver *q, cut_side *x) {
+  int64_t m = 0;
+  x->w[0] = x->q[0] = 0;
+  for (int64_t k = 0; k < x->n; k++)
+    if (q->mark[x->items[k].id] & OUT) {
+      x->out[m] = x->items[k];
+      x->w[m + 1] = x->w[m] + x->items[k].w;
+      x->q[m + 1] = x->q[m] + x->items[k].p;
+      m++;
+    }
+  return m;
+}
+
 static void cut_states(solver *q) {
-  if (q->cut_high > q->zt || q->flips >= 32767) return; /* counts kept mod 2^16 */
-  const int64_t mu = q->cut_mu, cap = q->cap;
-  int64_t wl = 0;
+  if (q->flips >= 32767) return; /* counts are kept mod 2^16 */
+  const i128 need = (i128)q->zt + 1;
+  bool live[2];
+  for (int c = 0; c < 2; c++) live[c] = q->cut[c].global >= need;
+  int64_t wl = 0, n_left = 0;
   i128 pl = 0;
   for (int64_t k = 0; k < q->n; k++) {
     const item *x = &q->it[k];
@@ -691,31 +726,35 @@ static void cut_states(solver *q) {
     else q->mark[x->id] &= (uint8_t)~OUT;
     if (k < q->s) {
       wl += x->w;
-      pl += x->p - mu;
+      pl += x->p;
+      n_left++;
     }
   }
-  const item *c = q->cut_items;
-  int64_t *cw = q->cut_w, *cq = q->cut_q, m = 0;
-  item *lp = q->lp;
-  cw[0] = cq[0] = 0;
-  for (int64_t k = 0; k < q->cut_n; k++)
-    if (q->mark[c[k].id] & OUT) {
-      lp[m] = c[k];
-      cw[m + 1] = cw[m] + c[k].w;
-      cq[m + 1] = cq[m] + c[k].p;
-      m++;
+  int64_t m[2] = {0, 0}, ptr[2] = {0, 0};
+  i128 base[2] = {0, 0};
+  for (int c = 0; c < 2; c++)
+    if (live[c]) {
+      cut_side *x = &q->cut[c];
+      m[c] = cut_breakpoints(q, x);
+      base[c] = -(i128)x->shift * x->k - (pl + (i128)x->shift * n_left);
     }
-  const i128 base0 = (i128)mu * q->b - pl, need = (i128)q->zt + 1;
-  int64_t at = q->na, ptr = 0;
-  for (int64_t i = q->na - 1; i >= 0; i--) { /* by weight down: the LP's capacity up */
-    const state *x = &q->a[i];
-    const i128 r = (i128)cap - x->w + wl;
+  const i128 cap = q->cap;
+  int64_t at = q->na;
+  for (int64_t i = q->na - 1; i >= 0; i--) { /* by weight down: the LPs' capacity up */
+    const state *s = &q->a[i];
+    const i128 r = cap - s->w + wl;
     if (r < 0) continue;
-    while (ptr < m && cw[ptr + 1] <= r) ptr++;
-    const int64_t cnt = q->b + (int16_t)(x->v >> TRACE);
-    const i128 gap = need - (base0 + x->p - (i128)mu * cnt + cq[ptr]);
-    if (ptr == m ? gap > 0 : (r - cw[ptr]) * lp[ptr].p < gap * lp[ptr].w) continue;
-    q->o[--at] = *x;
+    const int64_t cnt = q->b + (int16_t)(s->v >> TRACE);
+    bool keep = false;
+    for (int c = 0; c < 2 && !keep; c++) {
+      if (!live[c]) continue;
+      const cut_side *x = &q->cut[c];
+      while (ptr[c] < m[c] && x->w[ptr[c] + 1] <= r) ptr[c]++;
+      const int64_t j = ptr[c];
+      const i128 gap = need - (base[c] + s->p + (i128)x->shift * cnt + x->q[j]);
+      keep = j == m[c] ? gap <= 0 : (r - x->w[j]) * x->out[j].p >= gap * x->out[j].w;
+    }
+    if (keep) q->o[--at] = *s;
   }
   const int64_t kept = q->na - at;
   memmove(q->o, q->o + at, sizeof(state) * (size_t)kept);
@@ -903,9 +942,12 @@ static void free_solver(solver *q) {
   skss__free(q->ctx, q->byw);
   skss__free(q->ctx, q->mark);
   if (q->block != NULL) skss__free(q->ctx, q->block);
-  skss__free(q->ctx, q->cut_items);
-  skss__free(q->ctx, q->cut_w);
-  skss__free(q->ctx, q->cut_q);
+  for (int c = 0; c < 2; c++) {
+    skss__free(q->ctx, q->cut[c].items);
+    skss__free(q->ctx, q->cut[c].out);
+    skss__free(q->ctx, q->cut[c].w);
+    skss__free(q->ctx, q->cut[c].q);
+  }
 }
 
 /* Loads the items not yet fixed into the solver; false if they all fit. The
