@@ -486,14 +486,16 @@ static int card_vs(const solver *q, int64_t shift, int64_t k, i128 *bound) {
  * least k). Bisection on the LP's cardinality (the slope's sign) for the
  * smallest mu on the far side of k, from [0, hi] (doubled until it holds);
  * every multiplier tried gives a bound, and the search stops once one cannot
- * beat z. */
+ * beat z. Returns the least of `best` and those bounds; *arg: the multiplier
+ * of the least of those. */
 static i128 card_side(solver *q, int64_t k, int64_t sign, int64_t hi, i128 best, int64_t *arg) {
   const int64_t lim = (int64_t)1 << 41;
-  i128 bd;
+  i128 bd, own = -1; /* own: the least bound found (at *arg), -1: none yet */
 #define TRY(mu)                                        \
-  if (bd - (i128)sign * (mu) * k < best) {             \
-    best = bd - (i128)sign * (mu) * k;                 \
+  if (own < 0 || bd - (i128)sign * (mu) * k < own) {   \
+    own = bd - (i128)sign * (mu) * k;                  \
     *arg = (mu);                                       \
+    if (own < best) best = own;                        \
   }
   for (;;) {
     const int c = card_vs(q, sign * hi, k, &bd);
@@ -792,7 +794,7 @@ static skss_status expand(solver *q, int64_t ms) {
       card_bound(q);
       if (q->z >= q->upper) break;
     }
-    if (!q->cut_tried && q->depth >= 64 && q->na >= 4096) {
+    if (!q->cut_tried && q->depth >= 16 && q->na >= 4096) {
       q->cut_tried = true;
       const skss_status st = cut_prepare(q);
       if (st != SKSS_OK) return st;
