@@ -1,14 +1,12 @@
 /*
  * knapsack_core.c — SKSS_KNAPSACK_ALGORITHM_CORE: one optimum of the 0-1
- * knapsack from a small core of items around the break item, after Pisinger,
- * "A minimal algorithm for the 0-1 knapsack problem" (Oper. Res. 45(5), 1997)
- * and Martello, Pisinger, Toth, "Dynamic programming and strong bounds for the
- * 0-1 knapsack problem" (Manage. Sci. 45(3), 1999): items partly sorted by
- * efficiency around the break item, a core [s, t] grown one item a side at a
- * time, DP over a list of (weight, profit) states with dominance, Dantzig-type
- * bounds fathoming states and fixing items, a global bound tightened by
- * cardinality constraints (Lagrangian, exact integers), and combo's pairing of
- * each state with one item outside the core for the incumbent. Sequential.
+ * knapsack after Pisinger's minknap (Oper. Res. 45(5), 1997) and Martello,
+ * Pisinger, Toth's combo (Manage. Sci. 45(3), 1999): items partly sorted
+ * around the break item, a core grown a side at a time (copies of an item
+ * 1, 2, 4 ... at once), DP over (weight, profit) states with dominance,
+ * Dantzig and cardinality bounds, divisibility, combo's pairing, and our
+ * per-state Lagrangian cut. Sequential. Derivations and measurements:
+ * docs/algorithms/knapsack.md, docs/performance.md (issue 25).
  */
 #include <stdlib.h>
 #include <string.h>
