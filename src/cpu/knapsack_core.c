@@ -85,6 +85,7 @@ typedef struct solver {
   cut_side cut[2];        /* cut_states: at most b items, at least b + 1 */
   int64_t cut_at;
   bool cut_tried, cut_on;
+  bool may_aim, aim_now;  /* the search may stop for aspire(); it did */
   int64_t max_bytes;
   struct timespec deadline;
   bool timed;
@@ -798,6 +799,10 @@ static skss_status expand(solver *q, int64_t ms) {
       if (st != SKSS_OK) return st;
       q->cut_at = q->depth;
       if (q->z >= q->upper) break;
+      if (q->may_aim && q->cut_on && q->depth <= 64) {
+        q->aim_now = true;
+        return SKSS_OK;
+      }
     }
     if (q->cut_on && q->depth >= q->cut_at) {
       cut_states(q);
@@ -849,8 +854,12 @@ static skss_status expand(solver *q, int64_t ms) {
 }
 
 /* One solve of items it[0..n) within cap (total weight > cap); `known` > 0:
- * the optimum is known to be that value (a re-solve), find a set of it. */
-static skss_status solve(solver *q, int64_t known, int64_t ms) {
+ * the optimum is known to be that value (a re-solve), find a set of it;
+ * `aim` > 0: only solutions worth at least that are of interest; `upper` >
+ * 0: a bound already proven. */
+static skss_status solve(solver *q, int64_t known, int64_t aim, int64_t upper, bool may_aim,
+                         int64_t ms) {
+  q->nl = q->nr = 0;
   find_break(q);
   q->g = 0;
   for (int64_t k = 0; k < q->n; k++) {
@@ -866,23 +875,47 @@ static skss_status solve(solver *q, int64_t known, int64_t ms) {
   q->zv = 0;
   q->zdepth = 0;
   q->zextra = -1;
-  if (known - 1 > q->z) {
-    set_z(q, known - 1);
+  const int64_t floor_value = known > aim ? known : aim;
+  if (floor_value - 1 > q->z) {
+    set_z(q, floor_value - 1);
     q->have = false;
   }
   const item *r = &q->it[q->b];
   q->upper = (int64_t)(q->pb + (i128)(q->cap - q->wb) * r->p / r->w);
   q->upper -= q->upper % q->g;
   if (known > 0 && known < q->upper) q->upper = known;
+  if (upper > 0 && upper < q->upper) q->upper = upper < q->z ? q->z : upper;
   q->kmax = q->kmin = -1;
   q->byw_ready = false;
   q->pair_at = 8;
   q->depth = q->flips = 0;
   q->na = 1;
   q->a[0] = (state){q->wb, q->pb, 0};
-  q->cut_tried = q->cut_on = false;
+  q->cut_tried = q->cut_on = q->aim_now = false;
+  q->may_aim = may_aim;
   if (known <= 0) card_bound(q);
   return expand(q, ms);
+}
+
+/* Aspiration (ours), for a first pass that turned hard early (the cut
+ * prepared within 64 core items): the states explode while z is still far
+ * from the optimum, and the bounds prune in proportion to z. So the search
+ * restarts aiming at `upper - step`: states that cannot reach the aim die at
+ * once. If a state reaches it, the search goes on as usual from there and its
+ * answer is the optimum (what was pruned could not reach the aim); if none
+ * does, nothing is worth the aim, the bound drops below it and the step grows
+ * 4x. Below the first try's incumbent the search runs plain, bound proven. */
+static skss_status aspire(solver *q, int64_t ms) {
+  const int64_t g = q->g, floor_z = q->z;
+  int64_t upper = q->upper, step = ((upper - floor_z) / 256 / g + 1) * g;
+  for (;;) {
+    const int64_t aim = upper - step;
+    if (aim <= floor_z) return solve(q, 0, 0, upper, false, ms);
+    const skss_status st = solve(q, 0, aim, upper, false, ms);
+    if (st != SKSS_OK || q->have) return st;
+    upper = aim - g;
+    step = step > INT64_MAX / 8 ? step : step * 4;
+  }
 }
 
 /* Marks the solution's items in `chosen` (by id) from the break solution and
@@ -1009,7 +1042,8 @@ skss_status skss__knapsack_core(skss_ctx *ctx, skss__knap_core *args) {
       if (first) got = sum;
       break;
     }
-    st = solve(&q, first ? 0 : want, args->time_limit_ms);
+    st = solve(&q, first ? 0 : want, 0, 0, first, args->time_limit_ms);
+    if (st == SKSS_OK && q.aim_now) st = aspire(&q, args->time_limit_ms);
     if (st != SKSS_OK) break;
     if (first) got = q.z;
     if (args->chosen == NULL) break;
