@@ -830,15 +830,19 @@ static skss_status expand(solver *q, int64_t ms) {
         }
         continue;
       }
-      /* The copies of item j sorted next to it (never in a fixed interval:
-       * they would be fixable too) join as 1, 2, 4 ... copies at a time
-       * (binary splitting: any number of them is a set of these). */
-      const item *x = &q->it[j];
+      /* The copies of item j, next to it once sorted (sorting on while they
+       * last; never in a fixed interval: they would be fixable too), join as
+       * 1, 2, 4 ... copies at a time (binary splitting: any number of them
+       * is a set of these). */
+      const item x = q->it[j];
       int64_t m = 1;
-      if (side == 0)
-        while (j + m <= q->last && m < q->cap / x->w && q->it[j + m].w == x->w && q->it[j + m].p == x->p) m++;
-      else
-        while (j - m >= q->first && q->it[j - m].w == x->w && q->it[j - m].p == x->p) m++;
+      for (;;) {
+        const int64_t at = side == 0 ? j + m : j - m;
+        if (at < 0 || at >= q->n || (side == 0 && m >= q->cap / x.w)) break;
+        ensure_sorted(q, at);
+        if (q->it[at].w != x.w || q->it[at].p != x.p) break;
+        m++;
+      }
       /* Both neighbours of the core after them, for the bounds. */
       ensure_sorted(q, side == 0 ? j + m : q->t + 1);
       ensure_sorted(q, side == 0 ? q->s - 1 : j - m);
