@@ -19,6 +19,11 @@ __extension__ typedef __int128 i128;
 
 /* Intervals at most this long are sorted outright. */
 #define SMALL 16
+/* The cut (and aspiration) start when at least 4096 states are alive past 16
+ * core items and the states merged so far cost more than WORK n (preparing
+ * them costs some 40 LPs over the n items). */
+#define WORK 16
+
 /* Decisions a state remembers: the last 48 core items; the top 16 bits of
  * its word count its items less the break solution's (mod 2^16). */
 #define TRACE 48
@@ -74,6 +79,7 @@ typedef struct solver {
   int64_t *hist, depth;   /* core "items" in the order they came: first position */
   int64_t *copies;        /* ... and how many copies of one item from there */
   int64_t flips;          /* copies in the core in all */
+  int64_t work;           /* states merged in all */
   int64_t upper;          /* global upper bound */
   int64_t kmax, kmin;     /* cardinality limits (kmax < 0: not computed), see card_bound */
   int64_t pair_at;        /* depth of the next pairing */
@@ -372,6 +378,7 @@ static skss_status add_item(solver *q, int64_t j, int64_t copies) {
   q->a = o;
   q->o = (state *)a;
   q->na = no;
+  q->work += na;
   return SKSS_OK;
 }
 
@@ -714,9 +721,10 @@ static int64_t cut_breakpoints(const solver *q, cut_side *x) {
   return m;
 }
 
-static void cut_states(solver *q) {
-  if (q->flips >= 32767) return; /* counts are kept mod 2^16 */
-  const i128 need = (i128)q->zt + 1;
+/* Drops the states whose bounds cannot reach `need` (need = zt + 1), or
+ * with `count_only`, only counts the others; returns how many are left. */
+static int64_t cut_states(solver *q, i128 need, bool count_only) {
+  if (q->flips >= 32767) return q->na; /* counts are kept mod 2^16 */
   bool live[2];
   for (int c = 0; c < 2; c++) live[c] = q->cut[c].global >= need;
   int64_t wl = 0, n_left = 0;
@@ -758,11 +766,18 @@ static void cut_states(solver *q) {
     if (keep) q->o[--at] = *s;
   }
   const int64_t kept = q->na - at;
+  if (count_only) return kept;
   memmove(q->o, q->o + at, sizeof(state) * (size_t)kept);
   state *t = q->a;
   q->a = q->o;
   q->o = t;
   q->na = kept;
+  return kept;
+}
+
+/* aspire()'s first aim: the bound less 1/256 of the gap to z, in multiples of g. */
+static int64_t first_aim(const solver *q) {
+  return q->upper - ((q->upper - q->z) / 256 / q->g + 1) * q->g;
 }
 
 static bool past_deadline(const solver *q) {
@@ -793,19 +808,21 @@ static skss_status expand(solver *q, int64_t ms) {
       card_bound(q);
       if (q->z >= q->upper) break;
     }
-    if (!q->cut_tried && q->depth >= 16 && q->na >= 4096) {
+    if (!q->cut_tried && q->depth >= 16 && q->na >= 4096 && q->work >= WORK * q->n) {
       q->cut_tried = true;
       const skss_status st = cut_prepare(q);
       if (st != SKSS_OK) return st;
       q->cut_at = q->depth;
       if (q->z >= q->upper) break;
-      if (q->may_aim && q->cut_on && q->depth <= 64) {
+      /* Aspiration pays where aiming at its first aim would cut most states. */
+      if (q->may_aim && q->cut_on && q->depth <= 64 &&
+          cut_states(q, first_aim(q), true) < q->na / 4) {
         q->aim_now = true;
         return SKSS_OK;
       }
     }
     if (q->cut_on && q->depth >= q->cut_at) {
-      cut_states(q);
+      cut_states(q, (i128)q->zt + 1, false);
       q->cut_at = q->depth + 8;
     }
     for (int side = 0; side < 2; side++) {
@@ -892,7 +909,7 @@ static skss_status solve(solver *q, int64_t known, int64_t aim, int64_t upper, b
   q->kmax = q->kmin = -1;
   q->byw_ready = false;
   q->pair_at = 8;
-  q->depth = q->flips = 0;
+  q->depth = q->flips = q->work = 0;
   q->na = 1;
   q->a[0] = (state){q->wb, q->pb, 0};
   q->cut_tried = q->cut_on = q->aim_now = false;
@@ -911,7 +928,7 @@ static skss_status solve(solver *q, int64_t known, int64_t aim, int64_t upper, b
  * 4x. Below the first try's incumbent the search runs plain, bound proven. */
 static skss_status aspire(solver *q, int64_t ms) {
   const int64_t g = q->g, floor_z = q->z;
-  int64_t upper = q->upper, step = ((upper - floor_z) / 256 / g + 1) * g;
+  int64_t upper = q->upper, step = upper - first_aim(q);
   for (;;) {
     const int64_t aim = upper - step;
     if (aim <= floor_z) return solve(q, 0, 0, upper, false, ms);
