@@ -305,9 +305,9 @@ static skss_status grow(solver *q, int64_t need) {
   return SKSS_OK;
 }
 
-/* Adds k copies of one item at positions j..j + k - 1 to the core as one
- * item: each state with them all flipped (dw, dp: +kw, +kp right of the
- * break item, -kw, -kp left of it), merged with the states as they were. A
+/* Adds `copies` copies of one item, at positions j.., to the core as one
+ * item: each state with them all flipped (dw, dp: +cw, +cp right of the
+ * break item, -cw, -cp left of it), merged with the states as they were. A
  * state is kept unless dominated by the last one kept (states come in
  * increasing weight; profits kept strictly increasing) or unable to beat z by
  * Pisinger's bound: the Lagrangian bound at the efficiency of the next item
