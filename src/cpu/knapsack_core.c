@@ -92,6 +92,7 @@ typedef struct solver {
   int64_t cut_at;
   bool cut_tried, cut_on;
   bool may_aim, aim_now;  /* the search may stop for aspire(); it did */
+  bool keep_cut;          /* aspire()'s solves keep the cut prepared */
   int64_t max_bytes;
   struct timespec deadline;
   bool timed;
@@ -912,7 +913,9 @@ static skss_status solve(solver *q, int64_t known, int64_t aim, int64_t upper, b
   q->depth = q->flips = q->work = 0;
   q->na = 1;
   q->a[0] = (state){q->wb, q->pb, 0};
-  q->cut_tried = q->cut_on = q->aim_now = false;
+  if (q->keep_cut) q->cut_at = 8; /* aspire(): the same items, the same cut */
+  else q->cut_tried = q->cut_on = false;
+  q->aim_now = false;
   q->may_aim = may_aim;
   if (known <= 0) card_bound(q);
   return expand(q, ms);
@@ -925,18 +928,26 @@ static skss_status solve(solver *q, int64_t known, int64_t aim, int64_t upper, b
  * once. If a state reaches it, the search goes on as usual from there and its
  * answer is the optimum (what was pruned could not reach the aim); if none
  * does, nothing is worth the aim, the bound drops below it and the step grows
- * 4x. Below the first try's incumbent the search runs plain, bound proven. */
+ * 4x. Below the first try's incumbent the search runs plain, bound proven.
+ * Every try has the same items: the cut stays prepared and starts at once. */
 static skss_status aspire(solver *q, int64_t ms) {
   const int64_t g = q->g, floor_z = q->z;
   int64_t upper = q->upper, step = upper - first_aim(q);
+  skss_status st;
+  q->keep_cut = true;
   for (;;) {
     const int64_t aim = upper - step;
-    if (aim <= floor_z) return solve(q, 0, 0, upper, false, ms);
-    const skss_status st = solve(q, 0, aim, upper, false, ms);
-    if (st != SKSS_OK || q->have) return st;
+    if (aim <= floor_z) {
+      st = solve(q, 0, 0, upper, false, ms);
+      break;
+    }
+    st = solve(q, 0, aim, upper, false, ms);
+    if (st != SKSS_OK || q->have) break;
     upper = aim - g;
     step = step > INT64_MAX / 8 ? step : step * 4;
   }
+  q->keep_cut = false;
+  return st;
 }
 
 /* Marks the solution's items in `chosen` (by id) from the break solution and
