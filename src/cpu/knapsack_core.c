@@ -592,7 +592,7 @@ static void pair_states(solver *q) {
   int64_t nr = 0, nl = 0;
   for (int64_t k = 0; k < q->n; k++) {
     const item *x = &q->byw[k];
-    if (q->mark[x->id] != 0) continue;
+    if ((q->mark[x->id] & (LEFT | CORE)) != 0) continue; /* OUT is cut_states' */
     r[nr] = *x;
     if (nr > 0 && r[nr].p < r[nr - 1].p) {
       r[nr].p = r[nr - 1].p;
@@ -601,7 +601,7 @@ static void pair_states(solver *q) {
     nr++;
   }
   for (int64_t k = q->n - 1; k >= 0; k--) /* l fills from the top, the heaviest first */
-    if (q->mark[q->byw[k].id] == LEFT) *--l = q->byw[k];
+    if ((q->mark[q->byw[k].id] & (LEFT | CORE)) == LEFT) *--l = q->byw[k];
   nl = q->lp + q->n - l;
   for (int64_t k = nl - 2; k >= 0; k--) /* l[k]: the least profitable of l[k..] */
     if (l[k].p > l[k + 1].p) {
