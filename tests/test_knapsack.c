@@ -870,7 +870,7 @@ static void test_core_hard(void **state) {
 }
 
 /* n = 10^4, R = 10^5 of every class, each within 1 s (the time limit fails
- * the test past it; each takes at most 60 ms on one core of the project's
+ * the test past it; each takes at most 70 ms on one core of the project's
  * CPU machine); the set is checked. */
 static void test_core_large(void **state) {
   fixture *f = *state;

@@ -87,7 +87,7 @@ typedef struct solver {
   item *lp;               /* scratch: n items */
   item *byw;              /* the items by weight (for pairing), built on first use */
   bool byw_ready;
-  uint8_t *mark;          /* by id: LEFT (in the break solution), CORE (in [s, t]), OUT */
+  uint8_t *mark;          /* by id: LEFT (in the break solution), CORE (in [s, t]), OUT (cut_states) */
   cut_side cut[2];        /* cut_states: at most b items, at least b + 1 */
   int64_t cut_at;
   bool cut_tried, cut_on;
