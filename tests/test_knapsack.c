@@ -834,14 +834,52 @@ static void test_core_edges(void **state) {
   tu_knapsack_free(&in);
 }
 
-/* n = 10^4, R = 10^5 of the classes the issue times, each well within 1 s
- * (the time limit fails the test past it); the set is checked. */
+/* The paths of the harder classes against the DP, n = 1000 (R = 10^4: the
+ * DP's table has 2.5 x 10^9 cells; R = 1000 for the small run): almost
+ * strongly correlated (the per-state cardinality cut and aspiration once the
+ * states explode, re-solves of the items older than the 48 a state
+ * remembers), spanner (copies of an item joining the core 1, 2, 4 ... at a
+ * time), profit ceiling (values share the divisor 3), weights sharing the
+ * divisor 7 below a capacity that does not (the capacity rounds down), and
+ * many copies of few items on both sides of the break item. */
+static void test_core_hard(void **state) {
+  fixture *f = *state;
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 15);
+  const int64_t range = getenv("SKSS_TEST_SMALL") != NULL ? 1000 : 10000;
+  static const tu_knapsack_kind kinds[] = {TU_KNAPSACK_ALMOST_STRONG, TU_KNAPSACK_ALMOST_STRONG,
+                                           TU_KNAPSACK_SPANNER, TU_KNAPSACK_PROFIT_CEILING};
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    tu_knapsack in = tu_knapsack_random(&r, kinds[k], 1000, range, -1);
+    check_core(f, &in);
+    tu_knapsack_free(&in);
+  }
+  tu_knapsack in = tu_knapsack_random(&r, TU_KNAPSACK_UNCORRELATED, 500, 1000, -1);
+  for (int64_t j = 0; j < in.n; j++) in.w[j] *= 7;
+  in.cap = in.cap * 7 + 3;
+  check_core(f, &in);
+  tu_knapsack_free(&in);
+  for (int64_t range_small = 3; range_small <= 30; range_small *= 10) {
+    in = tu_knapsack_random(&r, TU_KNAPSACK_UNCORRELATED, 3000, range_small, -1);
+    check_core(f, &in);
+    tu_knapsack_free(&in);
+    in = tu_knapsack_random(&r, TU_KNAPSACK_STRONG, 3000, range_small * 10, -1);
+    check_core(f, &in);
+    tu_knapsack_free(&in);
+  }
+}
+
+/* n = 10^4, R = 10^5 of every class, each within 1 s (the time limit fails
+ * the test past it; each takes at most 70 ms on one core of the project's
+ * CPU machine); the set is checked. */
 static void test_core_large(void **state) {
   fixture *f = *state;
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 13);
-  static const tu_knapsack_kind kinds[] = {TU_KNAPSACK_UNCORRELATED, TU_KNAPSACK_WEAK,
-                                           TU_KNAPSACK_SUBSET_SUM};
+  static const tu_knapsack_kind kinds[] = {
+      TU_KNAPSACK_UNCORRELATED,   TU_KNAPSACK_WEAK,           TU_KNAPSACK_SUBSET_SUM,
+      TU_KNAPSACK_STRONG,         TU_KNAPSACK_INVERSE_STRONG, TU_KNAPSACK_PROFIT_CEILING,
+      TU_KNAPSACK_SPANNER,        TU_KNAPSACK_ALMOST_STRONG};
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
     tu_knapsack in = tu_knapsack_random(&r, kinds[k], 10000, 100000, -1);
     uint8_t *taken = malloc((size_t)in.n);
@@ -866,9 +904,13 @@ static void test_core_misuse(void **state) {
   fixture *f = *state;
   tu_rng r;
   tu_rng_init(&r, tu_seed() + 14);
-  /* Even weights, odd capacity: the bounds never close the gap of 1. */
+  /* Even weights and one item of weight 3 and value 1 (so neither the weights
+   * nor the values share a divisor), odd capacity: no set is worth C, every
+   * bound says C, and the search never closes the gap of 1. */
   tu_knapsack in = tu_knapsack_random(&r, TU_KNAPSACK_SUBSET_SUM, 20000, 1000000, -1);
   for (int64_t j = 0; j < in.n; j++) in.w[j] = in.v[j] = 2 * in.w[j];
+  in.w[0] = 3;
+  in.v[0] = 1;
   in.cap |= 1;
   uint8_t *taken = malloc((size_t)in.n);
   assert_non_null(taken);
@@ -915,7 +957,8 @@ int main(void) {
       cmocka_unit_test(test_batch),
       cmocka_unit_test(test_allocation_failure), cmocka_unit_test(test_misuse),
       cmocka_unit_test(test_core_classes),      cmocka_unit_test(test_core_edges),
-      cmocka_unit_test(test_core_large),        cmocka_unit_test(test_core_misuse),
+      cmocka_unit_test(test_core_hard),         cmocka_unit_test(test_core_large),
+      cmocka_unit_test(test_core_misuse),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
