@@ -213,27 +213,6 @@ static void expect_same(const skss_align_result *want, const skss_align_result *
             (long long)want->b_begin, (long long)want->b_end);
 }
 
-static void random_seq(tu_rng *r, char *s, int64_t n, const char *alphabet, int letters) {
-  for (int64_t k = 0; k < n; k++) s[k] = alphabet[tu_range(r, 0, letters - 1)];
-}
-
-/* A copy of src with about rate substitutions, insertions and deletions
- * (and, with gap > 0, one block of `gap` random letters inserted in the
- * middle); returns the length (dst has room for n + n / 2 + gap + 16). */
-static int64_t mutate(tu_rng *r, const char *src, int64_t n, char *dst, double rate, const char *alphabet,
-                      int letters, int64_t gap) {
-  int64_t out = 0;
-  for (int64_t k = 0; k < n; k++) {
-    if (gap > 0 && k == n / 2)
-      for (int64_t g = 0; g < gap; g++) dst[out++] = alphabet[tu_range(r, 0, letters - 1)];
-    const double u = tu_unit(r);
-    if (u < rate / 3) continue;
-    if (u < 2 * rate / 3 && out < n + n / 2) dst[out++] = alphabet[tu_range(r, 0, letters - 1)];
-    dst[out++] = u < rate ? alphabet[tu_range(r, 0, letters - 1)] : src[k];
-  }
-  return out;
-}
-
 static skss_align_desc dna_desc(skss_align_mode mode, skss_align_output output) {
   skss_align_desc d = SKSS_ALIGN_DESC_INIT;
   d.mode = mode;
@@ -257,8 +236,8 @@ static void test_tiny_against_oracle(void **state) {
   for (int rep = 0; rep < 150; rep++) {
     const int64_t m = tu_range(&rng, 0, 14), n = tu_range(&rng, 0, 14);
     const int letters = (int)tu_range(&rng, 1, 4);
-    random_seq(&rng, a, m, "ACGT", letters);
-    random_seq(&rng, b, n, "acgt", letters);
+    tu_random_seq(&rng, a, m, "ACGT", letters);
+    tu_random_seq(&rng, b, n, "acgt", letters);
     for (int mode = 0; mode < 3; mode++)
       for (int g = 0; g < 5; g++) {
         skss_align_desc d = dna_desc((skss_align_mode)mode, SKSS_ALIGN_OUTPUT_ALIGNMENT);
@@ -336,10 +315,10 @@ static void test_backends_agree(void **state) {
   for (int x = 0; x < ns; x++)
     for (int y = 0; y < ns; y += 1 + (x > 4)) {
       const int64_t m = SIZES[x];
-      random_seq(&rng, a, m, "ACGT", 4);
+      tu_random_seq(&rng, a, m, "ACGT", 4);
       int64_t n = SIZES[y];
-      if ((x + y) % 2) n = mutate(&rng, a, m, b, 0.1, "ACGT", 4, y == x ? 40 : 0);
-      else random_seq(&rng, b, n, "ACGT", 4);
+      if ((x + y) % 2) n = tu_mutate_seq(&rng, a, m, b, 0.1, "ACGT", 4, y == x ? 40 : 0);
+      else tu_random_seq(&rng, b, n, "ACGT", 4);
       for (int mode = 0; mode < 3; mode++) {
         skss_align_desc d = dna_desc((skss_align_mode)mode, SKSS_ALIGN_OUTPUT_SCORE);
         d.a_len = m;
@@ -370,8 +349,8 @@ static void test_long_gaps_and_splits(void **state) {
   for (size_t c = 0; c < sizeof CASES / sizeof CASES[0]; c++) {
     if (few && (c == 1 || c == 2)) continue;
     const int64_t base = CASES[c][0], gap = CASES[c][1];
-    random_seq(&rng, b, base, "ACGT", 4);
-    const int64_t m = mutate(&rng, b, base, a, 0.08, "ACGT", 4, gap); /* a has the insertion: 'I' */
+    tu_random_seq(&rng, b, base, "ACGT", 4);
+    const int64_t m = tu_mutate_seq(&rng, b, base, a, 0.08, "ACGT", 4, gap); /* a has the insertion: 'I' */
     for (int mode = 0; mode < (few ? 1 : CASES[c][2]); mode++) {
       skss_align_desc d = dna_desc((skss_align_mode)mode, SKSS_ALIGN_OUTPUT_ALIGNMENT);
       char what[64];
@@ -408,15 +387,15 @@ static void test_matrices(void **state) {
       d.gap_extend = 1;
       if (kind == 0) {
         d.scoring = SKSS_ALIGN_SCORING_BLOSUM62;
-        random_seq(&rng, a, m, "ARNDCQEGHILKMFPSTWYVBZX*acdefghiklmnpqrstvwy", 44);
-        random_seq(&rng, b, n, "ARNDCQEGHILKMFPSTWYVBZX*", 24);
+        tu_random_seq(&rng, a, m, "ARNDCQEGHILKMFPSTWYVBZX*acdefghiklmnpqrstvwy", 44);
+        tu_random_seq(&rng, b, n, "ARNDCQEGHILKMFPSTWYVBZX*", 24);
       } else {
         d.scoring = SKSS_ALIGN_SCORING_MATRIX;
         d.alphabet = "xY#";
         d.matrix = M3;
         d.gap_open = 2;
-        random_seq(&rng, a, m, "XyY#x", 5);
-        random_seq(&rng, b, n, "xY#", 3);
+        tu_random_seq(&rng, a, m, "XyY#x", 5);
+        tu_random_seq(&rng, b, n, "xY#", 3);
       }
       const skss_align_result want = oracle(&d, a, b);
       for (int k = 0; k < N_CONFIGS; k++) {

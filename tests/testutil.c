@@ -54,6 +54,24 @@ void tu_fill_bytes(tu_rng *r, void *p, size_t n) {
   for (size_t k = 0; k < n; k++) b[k] = (unsigned char)tu_next(r);
 }
 
+void tu_random_seq(tu_rng *r, char *s, int64_t n, const char *alphabet, int letters) {
+  for (int64_t k = 0; k < n; k++) s[k] = alphabet[tu_range(r, 0, letters - 1)];
+}
+
+int64_t tu_mutate_seq(tu_rng *r, const char *src, int64_t n, char *dst, double rate, const char *alphabet,
+                      int letters, int64_t gap) {
+  int64_t out = 0;
+  for (int64_t k = 0; k < n; k++) {
+    if (gap > 0 && k == n / 2)
+      for (int64_t g = 0; g < gap; g++) dst[out++] = alphabet[tu_range(r, 0, letters - 1)];
+    const double u = tu_unit(r);
+    if (u < rate / 3) continue;
+    if (u < 2 * rate / 3 && out < n + n / 2) dst[out++] = alphabet[tu_range(r, 0, letters - 1)];
+    dst[out++] = u < rate ? alphabet[tu_range(r, 0, letters - 1)] : src[k];
+  }
+  return out;
+}
+
 long double tu_load(skss_dtype t, const void *p) {
 #define TU_LOAD(DT, T) \
   case DT: { T v; memcpy(&v, p, sizeof v); return v; }

@@ -32,6 +32,13 @@ int64_t tu_range(tu_rng *r, int64_t lo, int64_t hi);
 double tu_unit(tu_rng *r);
 /* Fills n bytes with random data. */
 void tu_fill_bytes(tu_rng *r, void *p, size_t n);
+/* n random letters of alphabet[0 .. letters - 1] (a sequence to align). */
+void tu_random_seq(tu_rng *r, char *s, int64_t n, const char *alphabet, int letters);
+/* A copy of src with about `rate` substitutions, insertions and deletions
+ * and, with gap > 0, `gap` random letters inserted in the middle; returns
+ * the length (dst has room for n + n / 2 + gap + 16). */
+int64_t tu_mutate_seq(tu_rng *r, const char *src, int64_t n, char *dst, double rate, const char *alphabet,
+                      int letters, int64_t gap);
 
 /* Awkward sizes: 1, 2, 31, 32, 33, primes, ... (tu_sizes_count of them). */
 extern const int64_t tu_sizes[];

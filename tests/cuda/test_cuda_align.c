@@ -107,27 +107,6 @@ static void check_pair(const char *what, skss_align_desc d, const char *a, const
   }
 }
 
-static void random_seq(tu_rng *r, char *s, int64_t n, const char *alphabet, int letters) {
-  for (int64_t k = 0; k < n; k++) s[k] = alphabet[tu_range(r, 0, letters - 1)];
-}
-
-/* A copy of src with about `rate` substitutions, insertions and deletions
- * and, with gap > 0, `gap` random letters inserted in the middle; returns
- * the length (dst has room for n + n / 2 + gap + 16). */
-static int64_t mutate(tu_rng *r, const char *src, int64_t n, char *dst, double rate, const char *alphabet,
-                      int letters, int64_t gap) {
-  int64_t out = 0;
-  for (int64_t k = 0; k < n; k++) {
-    if (gap > 0 && k == n / 2)
-      for (int64_t g = 0; g < gap; g++) dst[out++] = alphabet[tu_range(r, 0, letters - 1)];
-    const double u = tu_unit(r);
-    if (u < rate / 3) continue;
-    if (u < 2 * rate / 3 && out < n + n / 2) dst[out++] = alphabet[tu_range(r, 0, letters - 1)];
-    dst[out++] = u < rate ? alphabet[tu_range(r, 0, letters - 1)] : src[k];
-  }
-  return out;
-}
-
 static skss_align_desc dna_desc(skss_align_mode mode) {
   skss_align_desc d = SKSS_ALIGN_DESC_INIT;
   d.mode = mode;
@@ -163,8 +142,8 @@ static void test_small_random(void **state) {
   for (int rep = 0; rep < reps; rep++) {
     const int64_t m = tu_range(&rng, 0, 70), n = tu_range(&rng, 0, 70);
     const int letters = (int)tu_range(&rng, 1, 4);
-    random_seq(&rng, a, m, "ACGT", letters);
-    random_seq(&rng, b, n, "acgt", letters);
+    tu_random_seq(&rng, a, m, "ACGT", letters);
+    tu_random_seq(&rng, b, n, "acgt", letters);
     for (int mode = 0; mode < 3; mode++) {
       const int g = (int)tu_range(&rng, 0, 4);
       skss_align_desc d = dna_desc((skss_align_mode)mode);
@@ -203,11 +182,11 @@ static void test_awkward_sizes(void **state) {
     const int64_t partners[3] = {SIZES[x], SIZES[(x * 7 + 3) % count], tu_range(&rng, 0, SIZES[x] + 40)};
     for (int p = small_only() ? 2 : 0; p < 3; p++) {
       const int64_t m = SIZES[x], n0 = partners[p] > cap ? cap : partners[p];
-      random_seq(&rng, a, m, "ACGT", 4);
+      tu_random_seq(&rng, a, m, "ACGT", 4);
       const int mutated = p != 1 && m > 0;
       int64_t n = n0;
-      if (mutated) n = mutate(&rng, a, m, b, 0.08, "ACGT", 4, 0);
-      else random_seq(&rng, b, n, "ACGT", 4);
+      if (mutated) n = tu_mutate_seq(&rng, a, m, b, 0.08, "ACGT", 4, 0);
+      else tu_random_seq(&rng, b, n, "ACGT", 4);
       for (int mode = 0; mode < 3; mode++) {
         if ((double)m * (double)n > 1e8 && mode != (x % 3)) continue; /* the biggest: one mode each */
         skss_align_desc d = dna_desc((skss_align_mode)mode);
@@ -235,8 +214,8 @@ static void test_long_gaps(void **state) {
   char what[96];
   static const int64_t GAP[] = {1, 40, 600, 1500};
   for (int g = 0; g < (small_only() ? 3 : 4); g++) {
-    random_seq(&rng, a, m, "ACGT", 4);
-    const int64_t n = mutate(&rng, a, m, b, 0.02, "ACGT", 4, GAP[g]);
+    tu_random_seq(&rng, a, m, "ACGT", 4);
+    const int64_t n = tu_mutate_seq(&rng, a, m, b, 0.02, "ACGT", 4, GAP[g]);
     for (int swap = 0; swap < 2; swap++)
       for (int mode = 0; mode < 3; mode++) {
         skss_align_desc d = dna_desc((skss_align_mode)mode);
@@ -272,8 +251,8 @@ static void test_matrices(void **state) {
     for (int which = 0; which < 2; which++) {
       const char *letters = which == 0 ? PROTEIN : ALPHA;
       const int k = which == 0 ? 24 : 7;
-      random_seq(&rng, a, m, letters, k);
-      const int64_t n = mutate(&rng, a, m, b, 0.2, letters, k, s == 3 ? 50 : 0);
+      tu_random_seq(&rng, a, m, letters, k);
+      const int64_t n = tu_mutate_seq(&rng, a, m, b, 0.2, letters, k, s == 3 ? 50 : 0);
       for (int mode = 0; mode < 3; mode++) {
         skss_align_desc d = SKSS_ALIGN_DESC_INIT;
         d.mode = (skss_align_mode)mode;
@@ -301,8 +280,8 @@ static void test_wide_scores(void **state) {
   tu_rng_init(&rng, tu_seed() ^ 0x3B17);
   char a[700], b[1100], what[96];
   const int64_t m = 600;
-  random_seq(&rng, a, m, "ACGT", 4);
-  const int64_t n = mutate(&rng, a, m, b, 0.1, "ACGT", 4, 30);
+  tu_random_seq(&rng, a, m, "ACGT", 4);
+  const int64_t n = tu_mutate_seq(&rng, a, m, b, 0.1, "ACGT", 4, 30);
   const int64_t w = ((INT64_C(1) << 29) - 1) / (m + n + 2) - 1;
   for (int mode = 0; mode < 3; mode++) {
     skss_align_desc d = dna_desc((skss_align_mode)mode);
@@ -327,8 +306,8 @@ static void test_repeatable(void **state) {
   char *a = malloc((size_t)m), *b = malloc((size_t)(m * 2 + 64));
   char *ops[2] = {malloc((size_t)(m * 3 + 64)), malloc((size_t)(m * 3 + 64))};
   assert_true(a != NULL && b != NULL && ops[0] != NULL && ops[1] != NULL);
-  random_seq(&rng, a, m, "ACGT", 4);
-  const int64_t n = mutate(&rng, a, m, b, 0.1, "ACGT", 4, 100);
+  tu_random_seq(&rng, a, m, "ACGT", 4);
+  const int64_t n = tu_mutate_seq(&rng, a, m, b, 0.1, "ACGT", 4, 100);
   for (int mode = 0; mode < 3; mode++) {
     skss_align_desc d = dna_desc((skss_align_mode)mode);
     d.output = SKSS_ALIGN_OUTPUT_ALIGNMENT;
