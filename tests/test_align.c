@@ -179,38 +179,7 @@ static int teardown(void **state) {
 /* Runs one config; with the alignment, re-scores it and checks its extent. */
 static skss_align_result run_one(int k, skss_align_desc d, const char *a, const char *b) {
   d.algorithm = CONFIGS[k].algorithm;
-  d.ops_capacity = d.a_len + d.b_len;
-  char *ops = malloc((size_t)d.ops_capacity + 1);
-  assert_non_null(ops);
-  skss_align_result r;
-  memset(&r, 0x5A, sizeof r);
-  TU_OK(ctxs[k], skss_align(ctxs[k], &d, a, b, &r, ops));
-  if (d.output == SKSS_ALIGN_OUTPUT_ALIGNMENT) {
-    int64_t score = 0, da = 0, db = 0;
-    TU_OK(ctxs[k], skss_align_score_ops(ctxs[k], &d, a, b, r.a_begin, r.b_begin, ops, r.length, &score));
-    for (int64_t x = 0; x < r.length; x++) {
-      da += ops[x] != 'D';
-      db += ops[x] != 'I';
-    }
-    if (score != r.score || da != r.a_end - r.a_begin || db != r.b_end - r.b_begin)
-      TU_FAIL("config %d mode %d: ops re-score to %lld (reported %lld), cover %lld x %lld (want %lld x %lld)", k,
-              (int)d.mode, (long long)score, (long long)r.score, (long long)da, (long long)db,
-              (long long)(r.a_end - r.a_begin), (long long)(r.b_end - r.b_begin));
-  } else {
-    assert_int_equal(r.length, 0);
-  }
-  free(ops);
-  return r;
-}
-
-static void expect_same(const skss_align_result *want, const skss_align_result *got, bool with_begin,
-                        const char *what, int k) {
-  if (want->score != got->score || want->a_end != got->a_end || want->b_end != got->b_end ||
-      (with_begin && (want->a_begin != got->a_begin || want->b_begin != got->b_begin)))
-    TU_FAIL("%s, config %d: score %lld [%lld,%lld) x [%lld,%lld), want %lld [%lld,%lld) x [%lld,%lld)", what, k,
-            (long long)got->score, (long long)got->a_begin, (long long)got->a_end, (long long)got->b_begin,
-            (long long)got->b_end, (long long)want->score, (long long)want->a_begin, (long long)want->a_end,
-            (long long)want->b_begin, (long long)want->b_end);
+  return tu_align_checked(ctxs[k], d, a, b, "run", k);
 }
 
 static skss_align_desc dna_desc(skss_align_mode mode, skss_align_output output) {
@@ -256,7 +225,7 @@ static void test_tiny_against_oracle(void **state) {
             snprintf(what, sizeof what, "rep %d %lldx%lld mode %d gaps %d output %d", rep, (long long)m,
                      (long long)n, mode, g, out);
             const bool fixed = out != SKSS_ALIGN_OUTPUT_SCORE || mode == SKSS_ALIGN_MODE_GLOBAL;
-            expect_same(&want, &got, fixed, what, k);
+            tu_align_expect_same(&want, &got, fixed, what, k);
             if (!fixed) assert_true(got.a_begin == -1 && got.b_begin == -1);
           }
         }
@@ -299,7 +268,7 @@ static void check_pair(const char *what, skss_align_desc d, const char *a, const
     const skss_align_result want = run_one(0, d, a, b);
     for (int k = 1; k < N_CONFIGS; k++) {
       const skss_align_result got = run_one(k, d, a, b);
-      expect_same(&want, &got, out != SKSS_ALIGN_OUTPUT_SCORE, what, k);
+      tu_align_expect_same(&want, &got, out != SKSS_ALIGN_OUTPUT_SCORE, what, k);
     }
   }
 }
@@ -362,7 +331,7 @@ static void test_long_gaps_and_splits(void **state) {
       const skss_align_result want = run_one(0, d, x, y);
       for (int k = 1; k < N_CONFIGS; k++) {
         const skss_align_result got = run_one(k, d, x, y);
-        expect_same(&want, &got, true, what, k);
+        tu_align_expect_same(&want, &got, true, what, k);
       }
     }
   }
@@ -400,7 +369,7 @@ static void test_matrices(void **state) {
       const skss_align_result want = oracle(&d, a, b);
       for (int k = 0; k < N_CONFIGS; k++) {
         const skss_align_result got = run_one(k, d, a, b);
-        expect_same(&want, &got, true, kind ? "matrix" : "blosum62", k);
+        tu_align_expect_same(&want, &got, true, kind ? "matrix" : "blosum62", k);
       }
     }
   }

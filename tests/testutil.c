@@ -308,3 +308,39 @@ void tu_expect_halftone_misuse(skss_ctx *ctx, const skss_halftone_desc *d, const
     TU_FAIL("message \"%s\" lacks \"%s\"", msg, needle);
   for (size_t i = 0; i < out_bytes; i++) assert_int_equal(out[i], 0xA5);
 }
+
+skss_align_result tu_align_checked(skss_ctx *ctx, skss_align_desc d, const char *a, const char *b,
+                                   const char *what, int config) {
+  d.ops_capacity = d.a_len + d.b_len;
+  char *ops = malloc((size_t)d.ops_capacity + 1);
+  assert_non_null(ops);
+  skss_align_result r;
+  memset(&r, 0x5A, sizeof r);
+  TU_OK(ctx, skss_align(ctx, &d, a, b, &r, ops));
+  if (d.output == SKSS_ALIGN_OUTPUT_ALIGNMENT) {
+    int64_t score = 0, da = 0, db = 0;
+    TU_OK(ctx, skss_align_score_ops(ctx, &d, a, b, r.a_begin, r.b_begin, ops, r.length, &score));
+    for (int64_t x = 0; x < r.length; x++) {
+      da += ops[x] != 'D';
+      db += ops[x] != 'I';
+    }
+    if (score != r.score || da != r.a_end - r.a_begin || db != r.b_end - r.b_begin)
+      TU_FAIL("%s, config %d mode %d: ops re-score to %lld (reported %lld), cover %lld x %lld (want %lld x %lld)",
+              what, config, (int)d.mode, (long long)score, (long long)r.score, (long long)da, (long long)db,
+              (long long)(r.a_end - r.a_begin), (long long)(r.b_end - r.b_begin));
+  } else {
+    assert_int_equal(r.length, 0);
+  }
+  free(ops);
+  return r;
+}
+
+void tu_align_expect_same(const skss_align_result *want, const skss_align_result *got, bool with_begin,
+                          const char *what, int config) {
+  if (want->score != got->score || want->a_end != got->a_end || want->b_end != got->b_end ||
+      (with_begin && (want->a_begin != got->a_begin || want->b_begin != got->b_begin)))
+    TU_FAIL("%s, config %d: score %lld [%lld,%lld) x [%lld,%lld), want %lld [%lld,%lld) x [%lld,%lld)", what,
+            config, (long long)got->score, (long long)got->a_begin, (long long)got->a_end, (long long)got->b_begin,
+            (long long)got->b_end, (long long)want->score, (long long)want->a_begin, (long long)want->a_end,
+            (long long)want->b_begin, (long long)want->b_end);
+}

@@ -110,6 +110,15 @@ void tu_expect_halftone_misuse(skss_ctx *ctx, const skss_halftone_desc *d, const
                                uint8_t *out, size_t out_bytes, skss_status want,
                                const char *needle);
 
+/* skss_align() of d (its algorithm as given) on ctx; with the alignment,
+ * re-scores the ops and checks they cover [a_begin, a_end) x [b_begin,
+ * b_end). `what` and `config` name the case in a failure. */
+skss_align_result tu_align_checked(skss_ctx *ctx, skss_align_desc d, const char *a, const char *b,
+                                   const char *what, int config);
+/* Fails unless got has want's score and ends (and, with with_begin, begins). */
+void tu_align_expect_same(const skss_align_result *want, const skss_align_result *got, bool with_begin,
+                          const char *what, int config);
+
 /* Asserts st == SKSS_OK, printing the context's error text and the seed. */
 #define TU_OK(ctx, call)                                                                 \
   do {                                                                                   \
