@@ -102,6 +102,13 @@
  * A wait that names a later row, the waiter's own row, a column past the
  * array or outside the kind's set does not wait: it records a fault (the
  * first one) in device memory, which skss_cuda_taskarray_check() returns.
+ *
+ * Lanes: the warp functions find lane 0 by reading %laneid, right for any
+ * block shape. A translation unit whose kernels on the scheduler all run
+ * 1-D blocks may #define SKSS_CUDA_TASKARRAY_1D_BLOCKS before including
+ * this header: lanes then come from threadIdx.x & 31, which the compiler
+ * sees through and schedules around (skss's own kernels do; the functions
+ * are force-inlined, so units may choose differently).
  */
 #ifndef SKSS_CUDA_CUH
 #define SKSS_CUDA_CUH
@@ -238,10 +245,18 @@ namespace skss_cuda_detail {
 
 constexpr unsigned FULL_MASK = 0xffffffffu;
 
+/* The lane of the calling thread. With SKSS_CUDA_TASKARRAY_1D_BLOCKS it is
+ * threadIdx.x & 31, which the compiler can see through (reading %laneid made
+ * skss's halftone strips kernel schedule worse, 2%); otherwise %laneid,
+ * right for any block shape. */
 __device__ __forceinline__ unsigned lane_id() {
+#ifdef SKSS_CUDA_TASKARRAY_1D_BLOCKS
+  return threadIdx.x & 31u;
+#else
   unsigned lane;
   asm("mov.u32 %0, %%laneid;" : "=r"(lane));
   return lane;
+#endif
 }
 
 __device__ __forceinline__ bool block_leader() {

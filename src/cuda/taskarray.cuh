@@ -10,6 +10,8 @@
 #define SKSS_CUDA_TASKARRAY_CUH
 
 #include "common.cuh"
+/* every skss kernel on the scheduler runs 1-D blocks: lanes from threadIdx.x */
+#define SKSS_CUDA_TASKARRAY_1D_BLOCKS 1
 #include "skss_cuda.cuh"
 
 /* Device bytes of a view of `rows` rows: the ticket, the fault record with
