@@ -260,7 +260,7 @@ static skss_status begin_pass(skss_ctx *ctx, const skss_align_desc *d, const sco
   p.f00 = SKSS__ALIGN_NEG;
   p.track = d->mode == SKSS_ALIGN_MODE_LOCAL ? SKSS__ALIGN_TRACK_ALL : SKSS__ALIGN_TRACK_EDGE;
   if (keep != NULL) {
-    skss__align_checkpoint_plan(p.rows, p.cols, &keep->count, &keep->every);
+    skss__align_checkpoint_plan(p.rows, p.cols, s->sc.checkpoints, &keep->count, &keep->every);
     int32_t *rows = keep->count > 0 ? skss__alloc(ctx, 2 * (size_t)keep->count * (size_t)(p.cols + 1) * 4) : NULL;
     if (rows == NULL) keep->count = keep->every = 0; /* the traceback then runs its own pass */
     keep->cols = p.cols;
@@ -338,6 +338,7 @@ skss_status skss_align(skss_ctx *ctx, const skss_align_desc *desc, const char *a
   const skss_backend backend = st == SKSS_OK ? skss__algorithm_backend(ctx, SKSS_OP_ALIGN, algorithm)
                                              : SKSS_BACKEND_AUTO;
   s.sc.cuda = backend == SKSS_BACKEND_CUDA;
+  s.sc.checkpoints = skss__align_checkpoints_for(s.sc.cuda);
   s.sc.simd = SKSS__ALIGN_HAVE_AVX2 && (backend == SKSS_BACKEND_CPU || s.sc.cuda) &&
               skss__ctx_cpu_isa(ctx) >= SKSS__CPU_ISA_AVX2;
   if (st == SKSS_OK) st = check_range(ctx, desc, &s);

@@ -32,6 +32,7 @@ typedef struct skss__align_scores {
   int32_t match, mismatch;
   bool simd;               /* passes run 8 rows at a time with AVX2 (cpu backend) */
   bool cuda;               /* passes given a context run on its GPU (cuda backend) */
+  int checkpoints;         /* most checkpoint rows a traceback split takes (1..15) */
 } skss__align_scores;
 
 /* Which cells may end (or, backwards, begin) an alignment: none (the score
@@ -130,7 +131,11 @@ typedef struct skss__align_checkpoints {
 
 /* How many checkpoint rows (*count, up to 15 and 1 GiB) a split of `rows`
  * x `cols` takes, and their spacing (*every, a multiple of the band). */
-void skss__align_checkpoint_plan(int64_t rows, int64_t cols, int64_t *count, int64_t *every);
+void skss__align_checkpoint_plan(int64_t rows, int64_t cols, int most, int64_t *count, int64_t *every);
+/* The checkpoints a split takes on a backend: 15 on the CPU (fewest cells),
+ * 1 on cuda (passes as tall as possible); SKSS_ALIGN_CHECKPOINTS=1..15 in the
+ * environment overrides both (for tests and tuning). */
+int skss__align_checkpoints_for(bool cuda);
 
 /* Aligns `root` (global between its corners) into ops + root->off. With
  * `parallel`, big segments are split by passes on all threads and the

@@ -9,6 +9,7 @@
  * threads, then the small pieces at once, one a thread (docs/algorithms/align.md).
  */
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "align_impl.h"
@@ -282,11 +283,24 @@ typedef struct big_mem {
   void *work;
 } big_mem;
 
-void skss__align_checkpoint_plan(int64_t rows, int64_t cols, int64_t *count, int64_t *every) {
+int skss__align_checkpoints_for(bool cuda) {
+  const char *env = getenv("SKSS_ALIGN_CHECKPOINTS");
+  if (env != NULL && env[0] >= '1' && env[0] <= '9') {
+    const long k = strtol(env, NULL, 10);
+    if (k >= 1 && k <= MAX_CHECKPOINTS) return (int)k;
+  }
+  /* A GPU pass's time is its columns times a band's step while its bands
+   * are fewer than the GPU holds, so the D-row forward passes between K
+   * checkpoints each cost about a full pass: one split point (two passes a
+   * level) beats 15 (16 passes a level) there; the CPU is bound by cells. */
+  return cuda ? 1 : MAX_CHECKPOINTS;
+}
+
+void skss__align_checkpoint_plan(int64_t rows, int64_t cols, int most, int64_t *count, int64_t *every) {
   int64_t k = rows / SKSS__ALIGN_BAND - 1;
   const int64_t fit = (int64_t)(CHECKPOINT_BYTES / (8 * (size_t)(cols + 1)));
   if (k > fit) k = fit;
-  if (k > MAX_CHECKPOINTS) k = MAX_CHECKPOINTS;
+  if (k > most) k = most;
   *count = k > 0 ? k : 0;
   *every = k > 0 ? rows / (k + 1) / SKSS__ALIGN_BAND * SKSS__ALIGN_BAND : 0;
 }
@@ -308,7 +322,7 @@ static skss_status split_parallel(skss_ctx *ctx, const skss__align_scores *sc, c
     save_h = pre->h;
     save_f = pre->f;
   } else {
-    skss__align_checkpoint_plan(R, cols_of(g), &K, &D);
+    skss__align_checkpoint_plan(R, cols_of(g), sc->checkpoints, &K, &D);
     if (K > bm->saves) K = bm->saves;
     stride = cols_of(g) + 1;
     save_h = bm->save_h;
@@ -416,7 +430,7 @@ static skss_status traceback_parallel(skss_ctx *ctx, const skss__align_scores *s
   memset(&bm, 0, sizeof bm);
   const size_t row = (size_t)stride * sizeof(int32_t);
   bm.saves = (int64_t)(CHECKPOINT_BYTES / (2 * row));
-  if (bm.saves > MAX_CHECKPOINTS) bm.saves = MAX_CHECKPOINTS;
+  if (bm.saves > sc->checkpoints) bm.saves = sc->checkpoints;
   const size_t work = skss__align_pass_work(ctx->threads, rows_of(root), width);
   char *mem = skss__alloc(ctx, 2 * row + 2 * (size_t)bm.saves * row + work + 64);
   if (mem == NULL) return SKSS_ERR_OUT_OF_MEMORY;
