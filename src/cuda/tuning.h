@@ -269,6 +269,18 @@
 /* Rows a lane keeps in registers (a warp's band is 32 times as many): more
  * rows spread the four shuffles of a column step over more cells [untuned]. */
 #define SKSS_CUDA_ALIGN_ROWS 16
+/* ... and for passes too short to fill the GPU at SKSS_CUDA_ALIGN_ROWS: a
+ * pass's time is its columns times one band's step while its bands are few,
+ * and a step of 4 rows is about half as long (72 instructions, not 156)
+ * with 4x the bands [untuned]. */
+#ifndef SKSS_CUDA_ALIGN_ROWS_SHORT
+#define SKSS_CUDA_ALIGN_ROWS_SHORT 4
+#endif
+/* A pass takes SKSS_CUDA_ALIGN_ROWS_SHORT when its bands at
+ * SKSS_CUDA_ALIGN_ROWS would be fewer than this many an SM [untuned]. */
+#ifndef SKSS_CUDA_ALIGN_SHORT_BELOW
+#define SKSS_CUDA_ALIGN_SHORT_BELOW 4
+#endif
 /* Columns of a band's last row per progress count (a multiple of 32): the
  * lag of a band behind the one above it is about this plus 64 steps [untuned]. */
 #define SKSS_CUDA_ALIGN_CHUNK 64

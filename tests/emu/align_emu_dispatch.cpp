@@ -11,4 +11,5 @@
 #define cudaMemsetAsync skss_emu_memset_async
 #define cudaStreamSynchronize skss_emu_stream_synchronize
 #define cudaGetErrorString skss_emu_error_string
+#define cudaDeviceGetAttribute skss_emu_device_get_attribute
 #include "cuda/align/align_dispatch.cu"

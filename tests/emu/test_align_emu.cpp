@@ -6,7 +6,8 @@
  * the GPU) against the CPU pass (cpu/align_impl.h) on random passes: rows and
  * columns around the band (512 rows), the 32-step blocks and the 64-column
  * chunks, 0 and 1 included; every best-cell track, free and anchored starts,
- * the local clamp, checkpoint rows, scores near the int32 range. The last row's
+ * the local clamp, checkpoint rows, scores near the int32 range, both rows a
+ * lane (SKSS_CUDA_ALIGN_ROWS and _SHORT, by the SM count). The last row's
  * H and F, the checkpoint rows and the best cell must be identical. Emulated
  * device memory starts poisoned. SKSS_TEST_SMALL=1: fewer cases;
  * SKSS_TEST_SEED overrides the seed. Not a timing: the GPU runs tests/cuda/.
@@ -38,6 +39,8 @@ cudaError_t skss_emu_memset_async(void *p, int v, size_t n, cudaStream_t) {
 }
 cudaError_t skss_emu_stream_synchronize(cudaStream_t) { return cudaSuccess; }
 const char *skss_emu_error_string(cudaError_t) { return "emulated"; }
+/* never reached: each case sets the emulated context's SM count */
+cudaError_t skss_emu_device_get_attribute(int *, cudaDeviceAttr, int) { return cudaErrorNoDevice; }
 }
 
 static std::vector<unsigned char> arena;
@@ -47,16 +50,27 @@ void *skss_emu_scratch(skss_ctx *, const char *, size_t bytes) {
 }
 
 static int emu_warps = 4;
+static int emu_lane_rows_seen = 0; /* bit 0: a short-rows pass ran, bit 1: a full one */
 
 skss_status skss_emu_align_launch(skss_ctx *, const skss__al_job *job, const int32_t *sub, void *counters) {
-  const int bands = (job->rows + SKSS__CUDA_ALIGN_BAND - 1) / SKSS__CUDA_ALIGN_BAND;
+  const int bands = (job->rows + 32 * job->lane_rows - 1) / (32 * job->lane_rows);
   const int chunks = (job->cols + CH - 1) / CH;
   skss_cuda_taskarray_view ta;
   skss__dev_taskarray_carve(&ta, counters, bands, chunks, SKSS_TASKARRAY_KIND_FAIR, 1);
   const bool all = job->track == SKSS__ALIGN_TRACK_ALL;
-  void (*k)(skss__al_job, const int32_t *, skss_cuda_taskarray_view) =
-      job->local ? (all ? pass_kernel<true, true> : pass_kernel<true, false>)
-                 : (all ? pass_kernel<false, true> : pass_kernel<false, false>);
+  using kernel = void (*)(skss__al_job, const int32_t *, skss_cuda_taskarray_view);
+  const bool shrt = job->lane_rows == SKSS_CUDA_ALIGN_ROWS_SHORT;
+  if (!shrt && job->lane_rows != SKSS_CUDA_ALIGN_ROWS) {
+    std::fprintf(stderr, "lane_rows %d\n", job->lane_rows);
+    emu_faults++;
+    return SKSS_OK;
+  }
+  const kernel k =
+      shrt ? (job->local ? (all ? pass_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT, true, true> : pass_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT, true, false>)
+                         : (all ? pass_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT, false, true> : pass_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT, false, false>))
+           : (job->local ? (all ? pass_kernel<SKSS_CUDA_ALIGN_ROWS, true, true> : pass_kernel<SKSS_CUDA_ALIGN_ROWS, true, false>)
+                         : (all ? pass_kernel<SKSS_CUDA_ALIGN_ROWS, false, true> : pass_kernel<SKSS_CUDA_ALIGN_ROWS, false, false>));
+  emu_lane_rows_seen |= shrt ? 1 : 2;
   const int n = 32 * emu_warps;
   std::barrier<> blockbar(n);
   emu_block = &blockbar;
@@ -91,7 +105,9 @@ int main(int argc, char **argv) {
   skss__cuda_state state;
   std::memset(&state, 0, sizeof state);
   ctx->cuda = &state;
-  static const int RS[] = {0, 1, 2, 5, 31, 32, 33, 100, 511, 512, 513, 700, 1100, 1600};
+  /* rows around both band heights (128 and 512 rows); over 1536 a pass on
+   * one SM keeps 16 rows a lane (4 bands), below it takes 4 (the chooser) */
+  static const int RS[] = {0, 1, 2, 5, 31, 32, 33, 100, 127, 128, 129, 511, 512, 513, 700, 1100, 1600, 2100};
   static const int CS[] = {0, 1, 2, 31, 32, 33, 63, 64, 65, 95, 96, 97, 130, 300, 1000};
   for (int c = 0; c < cases; c++) {
     emu_warps = rnd(1, 4);
@@ -106,7 +122,12 @@ int main(int argc, char **argv) {
       sc.open = 200000; sc.extend = rnd(0, 200000);
       for (int x = 0; x < letters * 32; x++) sc.sub[x] *= 20000;
     }
-    const int rows = RS[rnd(0, 13)], cols = CS[rnd(0, 14)];
+    int rows = RS[rnd(0, 17)];
+    const int cols = CS[rnd(0, 14)];
+    /* the rows' chooser sees one SM or an H100's: every 5th case takes 16
+     * rows a lane for sure (one SM, >= 4 bands of 512), every 4th 4 rows */
+    state.sms = c % 4 == 3 ? 132 : 1;
+    if (c % 5 == 4) rows = c % 10 == 4 ? 1600 : 2100;
     std::vector<uint8_t> a(rows + 1), b(cols + 1);
     for (auto &x : a) x = (uint8_t)rnd(0, letters - 1);
     for (auto &x : b) x = (uint8_t)rnd(0, letters - 1);
@@ -142,5 +163,9 @@ int main(int argc, char **argv) {
   }
   ctx->cuda = nullptr;
   skss_ctx_destroy(ctx);
+  if (cases >= 5 && emu_lane_rows_seen != 3) {
+    std::printf("the cases ran %s lane rows only\n", emu_lane_rows_seen == 1 ? "short" : "full");
+    return 1;
+  }
   return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * align_band.cuh — the device code of the alignment pass (align_kernel.cu
- * launches it): a warp's band of 32 x SKSS_CUDA_ALIGN_ROWS rows as a diagonal
+ * launches it): a warp's band of 32 x R rows (R a lane) as a diagonal
  * wavefront over its lanes, the hand-off of its last row to the band below
  * through the task array's progress counters, the best-cell record, and the
  * kernel that takes bands by ticket. Its own header so that tests/emu/ can run
@@ -13,19 +13,19 @@
 
 namespace skss__al {
 
-constexpr int R = SKSS_CUDA_ALIGN_ROWS;
 constexpr int WARPS = SKSS_CUDA_ALIGN_WARPS;
 constexpr int CH = SKSS_CUDA_ALIGN_CHUNK;
 constexpr unsigned FULL = 0xffffffffu;
 constexpr int32_t NONE = INT32_MIN; /* below every H - o: no candidate */
 constexpr int SROW = SKSS__ALIGN_CODES + 4; /* words a score-table row in shared memory */
 static_assert(CH % 32 == 0, "SKSS_CUDA_ALIGN_CHUNK must be a multiple of 32");
-static_assert(R <= SKSS__ALIGN_BAND, "a lane holds at most one checkpoint row");
 
 /* A lane's rows: H - o and E of its cells left of the current column, the
  * letters of a (as byte offsets of their score-table rows), and with ALL the
  * best cell a row (H - o and its column). */
+template <int R>
 struct rows_state {
+  static_assert(R <= SKSS__ALIGN_BAND, "a lane holds at most one checkpoint row");
   int32_t ho[R], ev[R];
   int arow[R];
   int32_t bs[R];
@@ -40,7 +40,8 @@ struct params {
 /* s(a of row r, b_j) from the table in shared memory: arow = a's row offset
  * in bytes, bcode = 4 b_j. Rows are SROW words apart, so that the 16 pairs of
  * DNA letters fall in 16 different banks (bank 4 a + b). */
-__device__ __forceinline__ int32_t score(const rows_state &s, const int32_t *ssub, int r, int bcode) {
+template <int R>
+__device__ __forceinline__ int32_t score(const rows_state<R> &s, const int32_t *ssub, int r, int bcode) {
   return *reinterpret_cast<const int32_t *>(reinterpret_cast<const char *>(ssub) + (s.arow[r] + bcode));
 }
 
@@ -49,8 +50,8 @@ __device__ __forceinline__ int32_t score(const rows_state &s, const int32_t *ssu
  * PRED, rows outside the pass (and lanes outside the columns) pass through
  * (only rows after an invalid row are invalid, so their diagonal may be
  * anything). With SAVE, row save_r's H - o and F go to *hs, *fs. */
-template <bool LOCAL, bool ALL, bool PRED, bool SAVE>
-__device__ __forceinline__ void cells(rows_state &s, const params &p, const int32_t *ssub, int bcode, int j,
+template <int R, bool LOCAL, bool ALL, bool PRED, bool SAVE>
+__device__ __forceinline__ void cells(rows_state<R> &s, const params &p, const int32_t *ssub, int bcode, int j,
                                       bool active, int32_t &uh, int32_t &uf, int32_t d, int save_r,
                                       int32_t *hs, int32_t *fs) {
   /* H(diag) - o + s of row 0; each row computes its successor's before it
@@ -92,9 +93,9 @@ struct save_spot {
 
 /* Steps t0 .. t0 + 31 of the band's wavefront (lane L: column t - L + 1).
  * qh, qf: H - o and F of the row above the band at columns t0 + 1 + lane. */
-template <bool LOCAL, bool ALL, bool PRED, bool SAVE>
+template <int R, bool LOCAL, bool ALL, bool PRED, bool SAVE>
 __device__ __forceinline__ void steps32(const skss__al_job &job, const params &p, const int32_t *ssub,
-                                        rows_state &s, const save_spot &sv, int lane, int t0, int steps,
+                                        rows_state<R> &s, const save_spot &sv, int lane, int t0, int steps,
                                         int32_t qh, int32_t qf, int32_t &uh, int32_t &uf, int32_t &diag) {
 #pragma unroll 1
   for (int k = 0; k < 32; k++) {
@@ -115,7 +116,7 @@ __device__ __forceinline__ void steps32(const skss__al_job &job, const params &p
     uh = inh;
     uf = inf;
     int32_t hs = 0, fs = 0;
-    cells<LOCAL, ALL, PRED, SAVE>(s, p, ssub, bcode, j, active, uh, uf, d, sv.r, &hs, &fs);
+    cells<R, LOCAL, ALL, PRED, SAVE>(s, p, ssub, bcode, j, active, uh, uf, d, sv.r, &hs, &fs);
     if (SAVE && sv.r >= 0 && active) {
       const size_t at = (size_t)sv.k * (size_t)(job.cols + 1) + (size_t)j;
       job.save_h[at] = hs + p.o;
@@ -136,7 +137,8 @@ __device__ __forceinline__ int32_t h_col0(const skss__al_job &job, int64_t i) {
 }
 
 /* The lane's rows at column 0 and its checkpoint row. */
-__device__ __forceinline__ void band_init(const skss__al_job &job, int first, rows_state &s, save_spot &sv) {
+template <int R>
+__device__ __forceinline__ void band_init(const skss__al_job &job, int first, rows_state<R> &s, save_spot &sv) {
   s.valid = 0;
   sv.r = -1;
   sv.k = 0;
@@ -164,8 +166,8 @@ __device__ __forceinline__ bool better(int32_t s, int i, int j, int32_t s2, int 
 }
 
 /* The band's best candidate to its slot and the pass's key (lane 0). */
-template <bool ALL>
-__device__ __forceinline__ void band_best(const skss__al_job &job, const rows_state &s, int band, int first,
+template <int R, bool ALL>
+__device__ __forceinline__ void band_best(const skss__al_job &job, const rows_state<R> &s, int band, int first,
                                           int lane) {
   int32_t bs = NONE;
   int bi = INT32_MAX, bj = INT32_MAX;
@@ -205,13 +207,13 @@ __device__ __forceinline__ void band_best(const skss__al_job &job, const rows_st
 
 /* One band: waits for the band above a 32-column block at a time, runs its
  * 32 steps, publishes every finished chunk of its last row. */
-template <bool LOCAL, bool ALL>
+template <int R, bool LOCAL, bool ALL>
 __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const skss_cuda_taskarray_view &ta,
                          int band, int lane) {
   const params p = {job.open, job.extend};
-  const int top = band * SKSS__CUDA_ALIGN_BAND + 1, first = top + lane * R;
-  const bool full = top + SKSS__CUDA_ALIGN_BAND - 1 <= job.rows;
-  rows_state s;
+  const int top = band * 32 * R + 1, first = top + lane * R;
+  const bool full = top + 32 * R - 1 <= job.rows;
+  rows_state<R> s;
   save_spot sv;
   band_init(job, first, s, sv);
   int32_t diag = h_col0(job, first - 1) - job.open, uh = 0, uf = 0;
@@ -236,13 +238,13 @@ __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const sks
     }
     const bool steady = full && t0 >= 32 && t0 + 32 <= job.cols;
     if (job.saves > 0 && steady)
-      steps32<LOCAL, ALL, false, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+      steps32<R, LOCAL, ALL, false, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
     else if (job.saves > 0)
-      steps32<LOCAL, ALL, true, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+      steps32<R, LOCAL, ALL, true, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
     else if (steady)
-      steps32<LOCAL, ALL, false, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+      steps32<R, LOCAL, ALL, false, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
     else
-      steps32<LOCAL, ALL, true, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+      steps32<R, LOCAL, ALL, true, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
     const int written = min(t0 + 32, steps) - 31; /* lane 31's columns so far */
     const int done = written >= job.cols ? chunks : written / CH;
     if (done > published) {
@@ -251,10 +253,10 @@ __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const sks
       published = done;
     }
   }
-  if (ALL || job.track == SKSS__ALIGN_TRACK_EDGE) band_best<ALL>(job, s, band, first, lane);
+  if (ALL || job.track == SKSS__ALIGN_TRACK_EDGE) band_best<R, ALL>(job, s, band, first, lane);
 }
 
-template <bool LOCAL, bool ALL>
+template <int R, bool LOCAL, bool ALL>
 __global__ void __launch_bounds__(32 * WARPS) pass_kernel(skss__al_job job, const int32_t *sub,
                                                           skss_cuda_taskarray_view ta) {
   __shared__ int32_t ssub[SKSS__ALIGN_CODES * SROW];
@@ -264,7 +266,7 @@ __global__ void __launch_bounds__(32 * WARPS) pass_kernel(skss__al_job job, cons
   __syncthreads();
   const int lane = (int)(threadIdx.x & 31);
   for (int band = skss_cuda_warp_take_row(ta); band < ta.rows; band = skss_cuda_warp_take_row(ta))
-    run_band<LOCAL, ALL>(job, ssub, ta, band, lane);
+    run_band<R, LOCAL, ALL>(job, ssub, ta, band, lane);
 }
 
 }  // namespace skss__al

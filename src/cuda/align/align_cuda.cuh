@@ -13,8 +13,14 @@
 #include "../tuning.h"
 #include "cpu/align_impl.h"
 
-/* Rows a warp owns (a band): SKSS_CUDA_ALIGN_ROWS per lane. */
-#define SKSS__CUDA_ALIGN_BAND (32 * SKSS_CUDA_ALIGN_ROWS)
+/* Rows a lane keeps: SKSS_CUDA_ALIGN_ROWS, or SKSS_CUDA_ALIGN_ROWS_SHORT for
+ * a pass of `rows` whose bands would be fewer than SKSS_CUDA_ALIGN_SHORT_BELOW
+ * an SM on `sms` multiprocessors. A warp's band is 32 lanes' rows. */
+static inline int skss__cuda_align_lane_rows(int64_t rows, int sms) {
+  const int64_t band = 32 * SKSS_CUDA_ALIGN_ROWS;
+  return (rows + band - 1) / band < (int64_t)SKSS_CUDA_ALIGN_SHORT_BELOW * sms ? SKSS_CUDA_ALIGN_ROWS_SHORT
+                                                                               : SKSS_CUDA_ALIGN_ROWS;
+}
 
 /* One device pass. Device pointers; the row buffers hold row 0 on entry only
  * in spirit: band 0 computes row 0 itself, every band overwrites columns
@@ -22,6 +28,7 @@
 typedef struct skss__al_job {
   const uint8_t *a, *b;          /* codes of rows 1..rows and columns 1..cols */
   int rows, cols;
+  int lane_rows;                 /* rows a lane keeps: a band is 32 x lane_rows rows */
   int free_start, local;         /* as in skss__align_pass */
   int track;                     /* skss__align_track */
   int32_t h00, f00;              /* anchored start */

@@ -130,7 +130,10 @@ extern "C" skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_sc
     edge_only(p, sc);
     return SKSS_OK;
   }
-  const int bands = (int)((p->rows + SKSS__CUDA_ALIGN_BAND - 1) / SKSS__CUDA_ALIGN_BAND);
+  int sms = 0;
+  SKSS_CUDA_TRY(ctx, FN, skss__cuda_sm_count(ctx, &sms));
+  const int lane_rows = skss__cuda_align_lane_rows(p->rows, sms), band_rows = 32 * lane_rows;
+  const int bands = (int)((p->rows + band_rows - 1) / band_rows);
   const layout l = plan(p, bands);
   uint8_t *dev = static_cast<uint8_t *>(skss__cuda_scratch(ctx, FN, l.total));
   if (dev == NULL) return SKSS_ERR_OUT_OF_MEMORY;
@@ -141,6 +144,7 @@ extern "C" skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_sc
   job.b = dev + l.b;
   job.rows = (int)p->rows;
   job.cols = (int)p->cols;
+  job.lane_rows = lane_rows;
   job.free_start = p->free_start;
   job.local = p->local;
   job.track = (int)p->track;
