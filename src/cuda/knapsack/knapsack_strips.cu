@@ -277,27 +277,44 @@ __global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) 
       Cell *rd = smem + ((j + 1) & 1) * RW, *wr = smem + (j & 1) * RW;
       /* V_{j-1}[c - w] for this thread's capacities c = c0 + e KT + tid */
       const Cell *shifted = rd + H + tid - w;
+      /* G shifted cells are loaded before any is stored: the compiler cannot
+       * tell the two rows apart, and would otherwise wait out a shared-memory
+       * load's latency a cell */
+      constexpr int G = E % 16 == 0 ? 16 : E % 8 == 0 ? 8 : E;
       if (a.bits == nullptr) {
 #pragma unroll
-        for (int e = 0; e < E; e++) {
-          own[e] = max(own[e], shifted[e * KT] + v);
-          wr[H + e * KT + tid] = own[e];
+        for (int g = 0; g < E; g += G) {
+          Cell sh[G];
+#pragma unroll
+          for (int e = 0; e < G; e++) sh[e] = shifted[(g + e) * KT];
+#pragma unroll
+          for (int e = 0; e < G; e++) {
+            own[g + e] = max(own[g + e], sh[e] + v);
+            wr[H + (g + e) * KT + tid] = own[g + e];
+          }
         }
       } else {
         /* this warp's word of item j at e = 0; word e is KT / 32 further */
         uint32_t *brow = a.bits + I.bits_off + (size_t)j * I.row_words + c0 / 32 + warp;
         const int room = cap - (c0 + warp * 32); /* capacities of word 0 at or below cap, less 1 */
 #pragma unroll
-        for (int e = 0; e < E; e++) {
-          const Cell cand = shifted[e * KT] + v;
-          const bool take = cand > own[e];
-          if (take) own[e] = cand;
-          wr[H + e * KT + tid] = own[e];
-          unsigned word = __ballot_sync(0xffffffffu, take);
-          const int left = room - e * KT;
-          if (lane == 0 && left >= 0) {
-            if (left < 31) word &= 0xffffffffu >> (31 - left); /* no bits past cap */
-            brow[e * (KT / 32)] = word;
+        for (int g = 0; g < E; g += G) {
+          Cell sh[G];
+#pragma unroll
+          for (int e = 0; e < G; e++) sh[e] = shifted[(g + e) * KT];
+#pragma unroll
+          for (int i = 0; i < G; i++) {
+            const int e = g + i;
+            const Cell cand = sh[i] + v;
+            const bool take = cand > own[e];
+            if (take) own[e] = cand;
+            wr[H + e * KT + tid] = own[e];
+            unsigned word = __ballot_sync(0xffffffffu, take);
+            const int left = room - e * KT;
+            if (lane == 0 && left >= 0) {
+              if (left < 31) word &= 0xffffffffu >> (31 - left); /* no bits past cap */
+              brow[e * (KT / 32)] = word;
+            }
           }
         }
       }
