@@ -27,74 +27,99 @@ namespace {
 const char *const FN = "skss_knapsack()";
 
 constexpr int WALK_THREADS = 256;
-constexpr int WALK_WORDS = 8192; /* 32 KB of bits a window */
-constexpr int WALK_ROWS = 64;    /* rows a window */
+constexpr int WALK_WORDS = 11264; /* 44 KB of bits a window */
+constexpr int WALK_ROWS = 128;    /* rows a window: four warps plan them */
+static_assert(WALK_ROWS == 128 && WALK_THREADS >= WALK_ROWS, "the plan's scan is four warps wide");
+
+/* Exclusive prefix sum of x over threads 0..127 (four warps); every thread
+ * of the block calls it. */
+__device__ long long scan128(long long x, long long *s_part) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  long long inc = x;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const long long y = __shfl_up_sync(0xffffffffu, inc, d);
+    if (lane >= d) inc += y;
+  }
+  if (lane == 31 && warp < 4) s_part[warp] = inc;
+  /* the four warps' totals are in place before any thread adds them */
+  __syncthreads();
+  long long before = 0;
+  for (int q = 0; q < warp && q < 4; q++) before += s_part[q];
+  /* the totals are read before the next scan overwrites them */
+  __syncthreads();
+  return before + inc - x;
+}
+
+__device__ __forceinline__ void cp_async4(uint32_t *smem, const uint32_t *gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
+}
 
 /* rows < 0: each instance's items from its cap; else rows [row_lo, row_lo +
- * rows) of instance 0 (bits of row row_lo at `bits`) from *cpos. */
+ * rows) of instance 0 (bits of row row_lo at `bits`) from *cpos.
+ * A window is the next rows k, k - 1, ... whose reachable bits fit
+ * WALK_WORDS: row k - i can only be read at capacities [c - (weights of rows
+ * k .. k - i + 1), c]. The block plans it by two scans, copies its words
+ * with every copy in flight at once (cp.async), and thread 0 walks it. */
 __global__ void __launch_bounds__(WALK_THREADS)
     walk_bits_kernel(const skss__knap_dev_inst *inst, const int *w_all, const uint32_t *bits, int row_lo,
                      int rows, long long *cpos, uint8_t *chosen_all) {
   __shared__ uint32_t words[WALK_WORDS];
-  __shared__ int s_off[WALK_ROWS + 1], s_lo[WALK_ROWS], s_cnt;
-  __shared__ int s_w[WALK_ROWS]; /* weights of rows k, k - 1, ...: thread 0's two loops read them */
-  __shared__ long long s_c;
+  __shared__ int s_off[WALK_ROWS], s_lo[WALK_ROWS], s_n[WALK_ROWS], s_w[WALK_ROWS];
+  __shared__ long long s_part[4], s_c;
   const skss__knap_dev_inst I = inst[blockIdx.x];
   const int n = rows < 0 ? I.items : rows, lo = rows < 0 ? 0 : row_lo;
   const int *W = w_all + I.first + lo;
   uint8_t *chosen = chosen_all + I.first + lo;
   const uint32_t *B = bits + I.bits_off;
-  if (threadIdx.x == 0) s_c = cpos != nullptr ? cpos[blockIdx.x] : I.cap;
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  if (t == 0) s_c = cpos != nullptr ? cpos[blockIdx.x] : I.cap;
+  /* the start capacity is known before the first plan */
+  __syncthreads();
   for (int k = n - 1; k >= 0;) {
-    for (int i = threadIdx.x; i < WALK_ROWS && i <= k; i += WALK_THREADS) s_w[i] = W[k - i];
-    /* the window's weights are staged before thread 0 plans with them */
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      /* rows k, k-1, ...: row r's walk lies in [c - (weights of rows k..r+1), c] */
-      long long c = s_c, above = 0;
-      int cnt = 0, total = 0;
-      for (int r = k; r >= 0 && cnt < WALK_ROWS; r--) {
-        const long long low = c - above > 0 ? c - above : 0;
-        const int words_r = (int)(c / 32 - low / 32 + 1);
-        if (cnt > 0 && total + words_r > WALK_WORDS) break;
-        s_lo[cnt] = (int)(low / 32);
-        s_off[cnt] = total;
-        total += words_r;
-        cnt++;
-        above += s_w[cnt - 1];
-      }
-      s_off[cnt] = total;
-      s_cnt = cnt;
+    const long long c = s_c;
+    /* row k - t of the window (t < WALK_ROWS): its weight and its reachable words */
+    const bool row = t < WALK_ROWS && t <= k;
+    const int w = row ? W[k - t] : 0;
+    const long long above = scan128(w, s_part); /* weights of the rows walked before it */
+    const long long low = c - above > 0 ? c - above : 0;
+    const long long nw = row ? c / 32 - low / 32 + 1 : 0;
+    const long long off = scan128(nw < WALK_WORDS ? nw : WALK_WORDS + 1, s_part);
+    /* the window: the rows whose words all fit (row k's single word always does) */
+    const int cnt = __syncthreads_count(row && off + nw <= WALK_WORDS);
+    if (t < cnt) {
+      s_off[t] = (int)off;
+      s_lo[t] = (int)(low / 32);
+      s_n[t] = (int)nw;
+      s_w[t] = w;
     }
     /* the window's shape is known to every thread */
     __syncthreads();
-    const int cnt = s_cnt, total = s_off[cnt];
-    for (int f = threadIdx.x; f < total; f += WALK_THREADS) {
-      int a = 0, b = cnt - 1; /* the row whose words hold f */
-      while (a < b) {
-        const int mid = (a + b + 1) / 2;
-        if (s_off[mid] <= f) a = mid;
-        else b = mid - 1;
-      }
-      words[f] = B[(size_t)(k - a) * I.row_words + s_lo[a] + (f - s_off[a])];
+    for (int i = warp; i < cnt; i += WALK_THREADS / 32) {
+      const uint32_t *from = B + (size_t)(k - i) * I.row_words + s_lo[i];
+      uint32_t *to = words + s_off[i];
+      for (int f = lane; f < s_n[i]; f += 32) cp_async4(to + f, from + f);
     }
-    /* the window is loaded before thread 0 walks it */
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+    /* every thread's copies of the window are in shared memory before thread 0 walks it */
     __syncthreads();
-    if (threadIdx.x == 0) {
-      long long c = s_c;
+    if (t == 0) {
+      long long cc = c;
       for (int i = 0; i < cnt; i++) {
-        const uint32_t word = words[s_off[i] + (int)(c / 32) - s_lo[i]];
-        const bool take = (word >> (c & 31)) & 1u;
+        const uint32_t word = words[s_off[i] + (int)(cc / 32) - s_lo[i]];
+        const bool take = (word >> (cc & 31)) & 1u;
         chosen[k - i] = take;
-        if (take) c -= s_w[i];
+        if (take) cc -= s_w[i];
       }
-      s_c = c;
+      s_c = cc;
     }
     k -= cnt;
-    /* the walk is done before the next window overwrites the words */
+    /* the walk is done (and s_c written) before the next window's plan and copies */
     __syncthreads();
   }
-  if (threadIdx.x == 0 && cpos != nullptr) cpos[blockIdx.x] = s_c;
+  if (t == 0 && cpos != nullptr) cpos[blockIdx.x] = s_c;
 }
 
 /* dst[c] = base + V[min(c, cap)] for c = 0..count-1 of each instance (y). */
