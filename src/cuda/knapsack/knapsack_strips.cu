@@ -154,12 +154,8 @@ __device__ __forceinline__ void compute_sync() {
   asm volatile("bar.sync 1, %0;\n" ::"n"(KT) : "memory");
 }
 
-/* Two blocks an SM for the widest strips of 4-byte cells (a batch of
- * instances of up to 10240 capacities), whose shared memory allows two:
- * a second block's items hide the first one's barrier and latencies. */
 template <typename Cell, int KT, int E>
-__global__ void __launch_bounds__(KT + 32, sizeof(Cell) == 4 && E >= 24 ? 2 : 1)
-    strips_kernel(strips_params<Cell> a) {
+__global__ void __launch_bounds__(KT + 32) strips_kernel(strips_params<Cell> a) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   /* Two rows, each [H halo cells][S strip cells]: item j reads row (j+1)&1
    * (V_{j-1}, with capacities c0 - H .. c0 - 1 of the strip below in its
