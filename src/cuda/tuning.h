@@ -277,9 +277,12 @@
 #define SKSS_CUDA_ALIGN_ROWS_SHORT 4
 #endif
 /* A pass takes SKSS_CUDA_ALIGN_ROWS_SHORT when its bands at
- * SKSS_CUDA_ALIGN_ROWS would be fewer than this many an SM [untuned]. */
+ * SKSS_CUDA_ALIGN_ROWS would be fewer than this many an SM; 0: never. Off:
+ * on the H200 a 100 kbp score took 43.3 ms with 4 rows below 4 bands an SM
+ * against 36.0 ms at 16 rows, the 4x bands' start-up lags outweighing the
+ * shorter step (docs/performance.md). */
 #ifndef SKSS_CUDA_ALIGN_SHORT_BELOW
-#define SKSS_CUDA_ALIGN_SHORT_BELOW 4
+#define SKSS_CUDA_ALIGN_SHORT_BELOW 0
 #endif
 /* Columns of a band's last row per progress count (a multiple of 32): the
  * lag of a band behind the one above it is about this plus 64 steps [untuned]. */

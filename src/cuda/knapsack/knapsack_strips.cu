@@ -11,8 +11,9 @@
  *    next band's bottom strip reads (two buffers, alternating);
  *  - the cells an item needs from below arrive by cp.async one item
  *    ahead, straight into the halo of the row that item reads;
- *  - decision bits come out of __ballot_sync as 32-bit words (a warp holds
- *    32 consecutive capacities), in the CPU backend's layout;
+ *  - decision bits come out of __ballot_sync as 32-bit words in the CPU
+ *    backend's layout; a warp holds 32 E consecutive capacities, so its E
+ *    words of an item go out in one store;
  *  - a batch whose instances fit one strip runs a block an instance;
  *  - items heavier than the widest strip: one launch an item over two rows
  *    in device memory (rows_kernel).
@@ -170,6 +171,9 @@ __global__ void __launch_bounds__(KT + 32, 1) strips_kernel(strips_params<Cell> 
   __shared__ int s_w[2][KT], s_hp[2][KT];
   __shared__ Cell s_v[2][KT];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  /* a warp's cells are 32 E consecutive capacities, cell e of a lane at
+   * mine + 32 e: a warp's decision bits of an item are E consecutive words */
+  const int mine = warp * 32 * E + lane;
   const int P = gridDim.x, p = blockIdx.x;
   constexpr int S = KT * E;
   constexpr int V4 = 16 / sizeof(Cell); /* cells a 16-byte copy */
@@ -220,7 +224,7 @@ __global__ void __launch_bounds__(KT + 32, 1) strips_kernel(strips_params<Cell> 
     Cell *row1 = smem + RW; /* V_{-1}: read by item 0 */
 #pragma unroll
     for (int e = 0; e < E; e++) {
-      const int l = e * KT + tid, c = c0 + l;
+      const int l = mine + e * 32, c = c0 + l;
       own[e] = a.init != nullptr && c <= cap ? a.init[I.row_off + c] : Cell(0);
     }
     if (!below)
@@ -255,7 +259,7 @@ __global__ void __launch_bounds__(KT + 32, 1) strips_kernel(strips_params<Cell> 
       cp_async_commit();
     };
 #pragma unroll
-    for (int e = 0; e < E; e++) row1[H + e * KT + tid] = own[e];
+    for (int e = 0; e < E; e++) row1[H + mine + e * 32] = own[e];
     fetch_halo(0);
     cp_async_wait<0>();
     /* item 0 fetches item 1's halo: the strip below is past item 0 */
@@ -275,8 +279,8 @@ __global__ void __launch_bounds__(KT + 32, 1) strips_kernel(strips_params<Cell> 
       const int w = s_w[(j / KT) & 1][j % KT];
       const Cell v = s_v[(j / KT) & 1][j % KT];
       Cell *rd = smem + ((j + 1) & 1) * RW, *wr = smem + (j & 1) * RW;
-      /* V_{j-1}[c - w] for this thread's capacities c = c0 + e KT + tid */
-      const Cell *shifted = rd + H + tid - w;
+      /* V_{j-1}[c - w] for this thread's capacities c = c0 + mine + 32 e */
+      const Cell *shifted = rd + H + mine - w;
       /* G shifted cells are loaded before any is stored: the compiler cannot
        * tell the two rows apart, and would otherwise wait out a shared-memory
        * load's latency a cell */
@@ -286,36 +290,39 @@ __global__ void __launch_bounds__(KT + 32, 1) strips_kernel(strips_params<Cell> 
         for (int g = 0; g < E; g += G) {
           Cell sh[G];
 #pragma unroll
-          for (int e = 0; e < G; e++) sh[e] = shifted[(g + e) * KT];
+          for (int e = 0; e < G; e++) sh[e] = shifted[(g + e) * 32];
 #pragma unroll
           for (int e = 0; e < G; e++) {
             own[g + e] = max(own[g + e], sh[e] + v);
-            wr[H + (g + e) * KT + tid] = own[g + e];
+            wr[H + mine + (g + e) * 32] = own[g + e];
           }
         }
       } else {
-        /* this warp's word of item j at e = 0; word e is KT / 32 further */
-        uint32_t *brow = a.bits + I.bits_off + (size_t)j * I.row_words + c0 / 32 + warp;
-        const int room = cap - (c0 + warp * 32); /* capacities of word 0 at or below cap, less 1 */
+        /* this warp's E words of item j; lane e & 31 keeps word e in wb[e / 32],
+         * and the warp stores them together */
+        uint32_t *brow = a.bits + I.bits_off + (size_t)j * I.row_words + c0 / 32 + warp * E;
+        const int room = cap - (c0 + warp * 32 * E); /* capacities of word 0 at or below cap, less 1 */
+        uint32_t wb[(E + 31) / 32] = {};
 #pragma unroll
         for (int g = 0; g < E; g += G) {
           Cell sh[G];
 #pragma unroll
-          for (int e = 0; e < G; e++) sh[e] = shifted[(g + e) * KT];
+          for (int e = 0; e < G; e++) sh[e] = shifted[(g + e) * 32];
 #pragma unroll
           for (int i = 0; i < G; i++) {
             const int e = g + i;
             const Cell cand = sh[i] + v;
             const bool take = cand > own[e];
             if (take) own[e] = cand;
-            wr[H + e * KT + tid] = own[e];
-            unsigned word = __ballot_sync(0xffffffffu, take);
-            const int left = room - e * KT;
-            if (lane == 0 && left >= 0) {
-              if (left < 31) word &= 0xffffffffu >> (31 - left); /* no bits past cap */
-              brow[e * (KT / 32)] = word;
-            }
+            wr[H + mine + e * 32] = own[e];
+            const unsigned word = __ballot_sync(0xffffffffu, take);
+            if (lane == (e & 31)) wb[e / 32] = word;
           }
+        }
+#pragma unroll
+        for (int q = 0; q < (E + 31) / 32; q++) {
+          const int e = q * 32 + lane, left = room - e * 32;
+          if (e < E && left >= 0) brow[e] = left < 31 ? wb[q] & (0xffffffffu >> (31 - left)) : wb[q]; /* no bits past cap */
         }
       }
       /* V_j's top cells, those the strip above reads for item j + 1, from the registers */
@@ -327,8 +334,8 @@ __global__ void __launch_bounds__(KT + 32, 1) strips_kernel(strips_params<Cell> 
          * nothing (a test of every group was 40% of an item's instructions) */
 #pragma unroll
         for (int e = E - 1; e >= 0; e--) {
-          if ((e + 1) * KT <= S - hp) break;
-          if (e * KT + tid >= S - hp) slot[e * KT + tid] = own[e];
+          if (warp * 32 * E + e * 32 + 31 < S - hp) break; /* the same for the whole warp */
+          if (mine + e * 32 >= S - hp) slot[mine + e * 32] = own[e];
         }
       }
       /* after a segment's items, the strip as a checkpoint row */
@@ -337,7 +344,7 @@ __global__ void __launch_bounds__(KT + 32, 1) strips_kernel(strips_params<Cell> 
         Cell *row = a.ckpt + (size_t)((j + 1) / a.save_every - 1) * skss__knap_row_cells(cap);
 #pragma unroll
         for (int e = 0; e < E; e++)
-          if (c0 + e * KT + tid <= cap) row[c0 + e * KT + tid] = own[e];
+          if (c0 + mine + e * 32 <= cap) row[c0 + mine + e * 32] = own[e];
       }
       cp_async_wait<0>();
       if (tid == 0 && a.m > 1) {
@@ -354,7 +361,7 @@ __global__ void __launch_bounds__(KT + 32, 1) strips_kernel(strips_params<Cell> 
 
 #pragma unroll
     for (int e = 0; e < E; e++) {
-      const int c = c0 + e * KT + tid;
+      const int c = c0 + mine + e * 32;
       if (a.out != nullptr && c <= cap) a.out[I.row_off + c] = own[e];
       if (a.best != nullptr && c == cap) a.best[k_inst] = static_cast<long long>(own[e]);
     }
