@@ -24,6 +24,11 @@ skss_status skss__cuda_set_stream(skss_ctx *ctx, void *stream);
 skss_status skss__cuda_synchronize(skss_ctx *ctx);
 /* 1 if `ptr` is device memory the host cannot read (not managed memory). */
 int skss__cuda_is_device_only(const void *ptr);
+/* At least `bytes` of page-locked host memory, grow-only, owned by the
+ * context and valid until its next call: a call's host-side lists live
+ * there, so they are neither faulted in afresh each call nor copied to the
+ * device through the driver's pageable staging. NULL (error set) if none. */
+void *skss__cuda_host_scratch(skss_ctx *ctx, const char *fn, size_t bytes);
 
 /* A validated SAT call for the CUDA backend: pointers may be host or device
  * memory (src/cuda/sat/sat_dispatch.cu stages host data through the

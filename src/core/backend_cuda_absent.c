@@ -25,6 +25,11 @@ skss_status skss__cuda_set_stream(skss_ctx *ctx, void *stream) {
 }
 skss_status skss__cuda_synchronize(skss_ctx *ctx) { (void)ctx; return SKSS_OK; }
 int skss__cuda_is_device_only(const void *ptr) { (void)ptr; return 0; }
+void *skss__cuda_host_scratch(skss_ctx *ctx, const char *fn, size_t bytes) {
+  (void)bytes;
+  skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "%s: this build of skss has no CUDA backend", fn);
+  return NULL;
+}
 skss_status skss__cuda_sat(skss_ctx *ctx, int algorithm, const skss__sat_call *call) {
   (void)algorithm;
   (void)call;

@@ -444,7 +444,8 @@ static void map_taken(const skss_knapsack_desc *d, const int64_t *w, const int64
 }
 
 /* The host's view of a CUDA call: its inputs (copied from the device when
- * they live there), the reduced lists and the outputs before they go back. */
+ * they live there), and the reduced lists and the outputs before they go
+ * back, carved from the context's page-locked host scratch. */
 typedef struct cuda_host {
   int64_t *w_in, *v_in;          /* copies of device inputs, or NULL */
   skss__knapsack_instance *inst;
@@ -456,13 +457,38 @@ typedef struct cuda_host {
 static void cuda_host_free(cuda_host *h) {
   free(h->w_in);
   free(h->v_in);
-  free(h->inst);
-  free(h->w);
-  free(h->v);
-  free(h->index);
-  free(h->best);
-  free(h->chosen);
-  free(h->taken);
+}
+
+/* Carves the lists of K instances of `all` items in total from the host
+ * scratch (64-byte aligned parts). */
+static skss_status cuda_host_lists(skss_ctx *ctx, const skss_knapsack_desc *d, size_t all, cuda_host *h) {
+  const size_t K = (size_t)d->instances, lists = all > 0 ? all : 1;
+  size_t part[7] = {0}, total = 0;
+  if (!skss__mul_size(sizeof *h->inst, K, &part[0]) || !skss__mul_size(sizeof(int64_t), lists, &part[1]) ||
+      !skss__mul_size(sizeof(int64_t), K, &part[4]))
+    return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: the item lists' size overflows size_t", FN);
+  part[2] = part[3] = part[1];
+  part[5] = part[6] = d->value_only ? 0 : lists;
+  for (int i = 0; i < 7; i++) {
+    if (part[i] > SIZE_MAX - 64 - total)
+      return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: the item lists' size overflows size_t", FN);
+    total += round64(part[i]);
+  }
+  uint8_t *p = skss__cuda_host_scratch(ctx, FN, total);
+  if (p == NULL) return SKSS_ERR_OUT_OF_MEMORY; /* the scratch said why */
+  void *at[7];
+  for (int i = 0; i < 7; i++) {
+    at[i] = part[i] > 0 ? p : NULL;
+    p += round64(part[i]);
+  }
+  h->inst = at[0];
+  h->w = at[1];
+  h->v = at[2];
+  h->index = at[3];
+  h->best = at[4];
+  h->chosen = at[5];
+  h->taken = at[6];
+  return SKSS_OK;
 }
 
 /* An input array on the host: the caller's, or a copy of its device memory. */
@@ -494,18 +520,10 @@ static skss_status solve_cuda(skss_ctx *ctx, const skss_knapsack_desc *d, int al
     cuda_host_free(&h);
     return st;
   }
-  const size_t lists = all > 0 ? all : 1;
-  h.inst = malloc(sizeof *h.inst * (size_t)K);
-  h.w = malloc(sizeof(int64_t) * lists);
-  h.v = malloc(sizeof(int64_t) * lists);
-  h.index = malloc(sizeof(int64_t) * lists);
-  h.best = malloc(sizeof(int64_t) * (size_t)K);
-  h.chosen = d->value_only ? NULL : malloc(lists);
-  h.taken = d->value_only ? NULL : malloc(lists);
-  if (h.inst == NULL || h.w == NULL || h.v == NULL || h.index == NULL || h.best == NULL ||
-      (!d->value_only && (h.chosen == NULL || h.taken == NULL))) {
+  st = cuda_host_lists(ctx, d, all, &h);
+  if (st != SKSS_OK) {
     cuda_host_free(&h);
-    return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no host memory for the item lists", FN);
+    return st;
   }
   int64_t first = 0;
   int wide = 0;

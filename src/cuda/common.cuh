@@ -18,6 +18,8 @@ typedef struct skss__cuda_state {
   cudaEvent_t switch_event; /* orders the old stream's work before the new one's */
   void *arena;        /* grow-only device scratch */
   size_t arena_bytes;
+  void *host_arena;   /* grow-only page-locked host scratch */
+  size_t host_arena_bytes;
   double sat_hybrid_r; /* (1+r)R1W's r when > 0 (sat/sat_hooks.h), else tuning.h's */
   /* skss__cuda_epoch_flags_take(): a zeroed buffer only it hands out */
   void *epoch_buf;

@@ -85,6 +85,7 @@ extern "C" void skss__cuda_ctx_release(skss_ctx *ctx) {
   skss__cuda_state *st = skss__cuda(ctx);
   if (st == NULL) return;
   if (st->arena) cudaFree(st->arena);
+  if (st->host_arena) cudaFreeHost(st->host_arena);
   if (st->epoch_buf) cudaFree(st->epoch_buf);
   if (st->cp_status) cudaFree(st->cp_status);
   if (st->switch_event) cudaEventDestroy(st->switch_event);
@@ -115,6 +116,29 @@ void *skss__cuda_scratch(skss_ctx *ctx, const char *fn, size_t bytes) {
   }
   st->arena_bytes = want;
   return st->arena;
+}
+
+extern "C" void *skss__cuda_host_scratch(skss_ctx *ctx, const char *fn, size_t bytes) {
+  skss__cuda_state *st = skss__cuda(ctx);
+  if (bytes <= st->host_arena_bytes && st->host_arena != NULL) return st->host_arena;
+  /* Grow by half again, as the device arena; cudaFreeHost waits for the
+   * device, so no queued copy still reads the old block. */
+  size_t want = bytes < st->host_arena_bytes / 2 * 3 ? st->host_arena_bytes / 2 * 3 : bytes;
+  if (st->host_arena != NULL) cudaFreeHost(st->host_arena);
+  st->host_arena = NULL;
+  st->host_arena_bytes = 0;
+  if (cudaHostAlloc(&st->host_arena, want, cudaHostAllocDefault) != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (want == bytes || cudaHostAlloc(&st->host_arena, bytes, cudaHostAllocDefault) != cudaSuccess) {
+      (void)cudaGetLastError();
+      st->host_arena = NULL;
+      skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no page-locked host memory for %zu bytes", fn, bytes);
+      return NULL;
+    }
+    want = bytes;
+  }
+  st->host_arena_bytes = want;
+  return st->host_arena;
 }
 
 skss_status skss__cuda_epoch_flags_take(skss_ctx *ctx, const char *fn, size_t count,

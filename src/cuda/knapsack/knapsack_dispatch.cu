@@ -122,6 +122,12 @@ __global__ void __launch_bounds__(WALK_THREADS)
   if (t == 0 && cpos != nullptr) cpos[blockIdx.x] = s_c;
 }
 
+/* The weights as int32 (each is at most its instance's cap, an int). */
+__global__ void narrow_kernel(const long long *w64, int *w, long long count) {
+  for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < count; j += (long long)gridDim.x * blockDim.x)
+    w[j] = (int)w64[j];
+}
+
 /* dst[c] = base + V[min(c, cap)] for c = 0..count-1 of each instance (y). */
 template <typename Cell>
 __global__ void table_kernel(const skss__knap_dev_inst *inst, const Cell *rows, const long long *base,
@@ -348,7 +354,7 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
 
   /* The lists: items, instances, best, walk positions, bases, chosen. */
   need nd = {};
-  nd.lists = al((size_t)T * 4) + al((size_t)T * 8) + al((size_t)K * sizeof(skss__knap_dev_inst)) +
+  nd.lists = al((size_t)T * 4) + 2 * al((size_t)T * 8) + al((size_t)K * sizeof(skss__knap_dev_inst)) +
              3 * al((size_t)K * 8) + al((size_t)T);
   const bool host_table = call->table != nullptr && !skss__cuda_is_device_ptr(call->table);
   /* a host table is staged on the device: a row an instance of a batch run at once, else one row */
@@ -433,6 +439,7 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
   carve mem = {arena, 0};
   int *dw = mem.take<int>((size_t)T);
   long long *dv = mem.take<long long>((size_t)T);
+  long long *dw64 = mem.take<long long>((size_t)T); /* the weights as given, narrowed on the device */
   s.dev_inst = mem.take<skss__knap_dev_inst>((size_t)K);
   s.best = mem.take<long long>((size_t)K);
   s.cpos = mem.take<long long>((size_t)K);
@@ -440,17 +447,14 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
   s.chosen = mem.take<uint8_t>((size_t)T);
   long long *stage = staging ? mem.take<long long>(staging / 8) : nullptr;
 
-  /* host copies: int32 weights, the instances with their bit and row offsets */
-  int *hw = static_cast<int *>(malloc(sizeof(int) * (size_t)(T > 0 ? T : 1)));
+  /* host copies: the instances with their bit and row offsets */
   skss__knap_dev_inst *hi = static_cast<skss__knap_dev_inst *>(malloc(sizeof *hi * (size_t)(K > 0 ? K : 1)));
   std::unique_ptr<skss__knap_dev_inst, void (*)(void *)> hold_hi(hi, free); /* freed on every return */
   long long *hb = static_cast<long long *>(malloc(sizeof(long long) * (size_t)(K > 0 ? K : 1)));
-  if (hw == nullptr || hi == nullptr || hb == nullptr) {
-    free(hw);
+  if (hi == nullptr || hb == nullptr) {
     free(hb);
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no host memory for the item lists", FN);
   }
-  for (int64_t j = 0; j < T; j++) hw[j] = (int)call->w[j];
   long long bits_off = 0, row_off = 0;
   for (int64_t k = 0; k < K; k++) {
     const skss__knapsack_instance &in = call->inst[k];
@@ -467,13 +471,17 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
   s.host_inst = hi;
   s.items = {dw, dv, call->w, call->v};
   skss_status st = SKSS_OK;
-  cudaError_t err = cudaMemcpyAsync(dw, hw, sizeof(int) * (size_t)T, cudaMemcpyHostToDevice, s.stream);
+  /* the lists come from page-locked host memory (core/knapsack_api.c) */
+  cudaError_t err = cudaMemcpyAsync(dw64, call->w, 8 * (size_t)T, cudaMemcpyHostToDevice, s.stream);
+  if (err == cudaSuccess && T > 0) {
+    narrow_kernel<<<(unsigned)((T + 255) / 256 < 4096 ? (T + 255) / 256 : 4096), 256, 0, s.stream>>>(dw64, dw, T);
+    err = cudaGetLastError();
+  }
   if (err == cudaSuccess) err = cudaMemcpyAsync(dv, call->v, 8 * (size_t)T, cudaMemcpyHostToDevice, s.stream);
   if (err == cudaSuccess)
     err = cudaMemcpyAsync(s.dev_inst, hi, sizeof *hi * (size_t)K, cudaMemcpyHostToDevice, s.stream);
   if (err == cudaSuccess) err = cudaMemcpyAsync(s.base, hb, 8 * (size_t)K, cudaMemcpyHostToDevice, s.stream);
   if (err == cudaSuccess) err = cudaStreamSynchronize(s.stream); /* the host copies are freed below */
-  free(hw);
   free(hb);
   if (err != cudaSuccess) {
     return skss__fail(ctx, SKSS_ERR_CUDA, "%s: uploading the items: %s", FN, cudaGetErrorString(err));
