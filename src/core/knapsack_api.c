@@ -125,10 +125,14 @@ static skss_status check_items(skss_ctx *ctx, const skss_knapsack_desc *d, const
                                const int64_t *values) {
   for (int64_t k = 0; k < d->instances; k++) {
     const int64_t *w = weights + k * d->n_items, *v = values + k * d->n_items;
-    char where[48] = "";
-    if (d->instances > 1) snprintf(where, sizeof where, "instance %lld ", (long long)k);
     int64_t sum = 0;
     for (int64_t j = 0; j < d->n_items; j++) {
+      if (w[j] >= 0 && v[j] >= 0 && v[j] <= INT64_MAX - sum) {
+        sum += v[j];
+        continue;
+      }
+      char where[48] = ""; /* formatted only for the message */
+      if (d->instances > 1) snprintf(where, sizeof where, "instance %lld ", (long long)k);
       if (w[j] < 0 || v[j] < 0)
         return skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: %sitem %lld has %s %lld (must be >= 0)",
                           FN, where, (long long)j, w[j] < 0 ? "weight" : "value",
@@ -137,7 +141,6 @@ static skss_status check_items(skss_ctx *ctx, const skss_knapsack_desc *d, const
         return skss__fail(ctx, SKSS_ERR_OVERFLOW,
                           "%s: %sthe sum of the values overflows int64 at item %lld", FN, where,
                           (long long)j);
-      sum += v[j];
     }
   }
   return SKSS_OK;
@@ -444,8 +447,12 @@ static void map_taken(const skss_knapsack_desc *d, const int64_t *w, const int64
 }
 
 /* The host's view of a CUDA call: its inputs (copied from the device when
- * they live there), and the reduced lists and the outputs before they go
- * back, carved from the context's page-locked host scratch. */
+ * they live there), the reduced lists and the outputs before they go back.
+ * What is copied to or from the device (instances, items, best values)
+ * lives in the context's page-locked host scratch, written in order; what
+ * only the host reads back (input indices, chosen and taken flags) in its
+ * ordinary scratch: page-locked memory can be slow to read. Both are kept
+ * between calls, so no call faults its lists in afresh. */
 typedef struct cuda_host {
   int64_t *w_in, *v_in;          /* copies of device inputs, or NULL */
   skss__knapsack_instance *inst;
@@ -459,36 +466,110 @@ static void cuda_host_free(cuda_host *h) {
   free(h->v_in);
 }
 
-/* Carves the lists of K instances of `all` items in total from the host
- * scratch (64-byte aligned parts). */
+/* Sums parts[0..count) rounded to 64 bytes into *total; false on overflow. */
+static bool parts_total(const size_t *parts, int count, size_t *total) {
+  *total = 0;
+  for (int i = 0; i < count; i++)
+    if (parts[i] > SIZE_MAX - 64 - *total) return false;
+    else *total += round64(parts[i]);
+  return true;
+}
+
+/* Carves the lists of K instances of `all` items in total (64-byte aligned parts). */
 static skss_status cuda_host_lists(skss_ctx *ctx, const skss_knapsack_desc *d, size_t all, cuda_host *h) {
   const size_t K = (size_t)d->instances, lists = all > 0 ? all : 1;
-  size_t part[7] = {0}, total = 0;
-  if (!skss__mul_size(sizeof *h->inst, K, &part[0]) || !skss__mul_size(sizeof(int64_t), lists, &part[1]) ||
-      !skss__mul_size(sizeof(int64_t), K, &part[4]))
+  size_t pinned[4] = {0}, plain[3] = {0}, pinned_bytes = 0, plain_bytes = 0;
+  if (!skss__mul_size(sizeof *h->inst, K, &pinned[0]) || !skss__mul_size(sizeof(int64_t), lists, &pinned[1]) ||
+      !skss__mul_size(sizeof(int64_t), K, &pinned[3]))
     return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: the item lists' size overflows size_t", FN);
-  part[2] = part[3] = part[1];
-  part[5] = part[6] = d->value_only ? 0 : lists;
-  for (int i = 0; i < 7; i++) {
-    if (part[i] > SIZE_MAX - 64 - total)
-      return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: the item lists' size overflows size_t", FN);
-    total += round64(part[i]);
-  }
-  uint8_t *p = skss__cuda_host_scratch(ctx, FN, total);
+  pinned[2] = plain[0] = pinned[1];
+  plain[1] = plain[2] = d->value_only ? 0 : lists;
+  if (!parts_total(pinned, 4, &pinned_bytes) || !parts_total(plain, 3, &plain_bytes))
+    return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: the item lists' size overflows size_t", FN);
+  uint8_t *p = skss__cuda_host_scratch(ctx, FN, pinned_bytes);
   if (p == NULL) return SKSS_ERR_OUT_OF_MEMORY; /* the scratch said why */
-  void *at[7];
-  for (int i = 0; i < 7; i++) {
-    at[i] = part[i] > 0 ? p : NULL;
-    p += round64(part[i]);
-  }
-  h->inst = at[0];
-  h->w = at[1];
-  h->v = at[2];
-  h->index = at[3];
-  h->best = at[4];
-  h->chosen = at[5];
-  h->taken = at[6];
+  uint8_t *q = skss__scratch(ctx, plain_bytes);
+  if (q == NULL) return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no host memory for the item lists", FN);
+  h->inst = (void *)p;
+  h->w = (void *)(p += round64(pinned[0]));
+  h->v = (void *)(p += round64(pinned[1]));
+  h->best = (void *)(p + round64(pinned[2]));
+  h->index = (void *)q;
+  h->chosen = d->value_only ? NULL : (void *)(q += round64(plain[0]));
+  h->taken = d->value_only ? NULL : (void *)(q + round64(plain[1]));
   return SKSS_OK;
+}
+
+/* The host side of a CUDA call, split over the context's threads by
+ * instance: first each instance's checks and reduced sizes, then (after
+ * the list offsets are summed) its lists, and after the device, its flags. */
+typedef struct cuda_prep {
+  const skss_knapsack_desc *d;
+  const int64_t *w, *v;
+  cuda_host *h;
+  int64_t *wide; /* an instance's flag: its values sum past int32 */
+  atomic_llong bad; /* the first instance whose items fail check_items, or K */
+} cuda_prep;
+
+static void prep_measure(int worker, int workers, void *arg) {
+  cuda_prep *job = arg;
+  const skss_knapsack_desc *d = job->d;
+  const int64_t n = d->n_items;
+  int64_t begin, end;
+  skss__split(d->instances, workers, worker, &begin, &end);
+  for (int64_t k = begin; k < end; k++) {
+    const int64_t *w = job->w + k * n, *v = job->v + k * n;
+    int64_t sum = 0;
+    bool ok = true;
+    for (int64_t j = 0; j < n && ok; j++) {
+      ok = w[j] >= 0 && v[j] >= 0 && v[j] <= INT64_MAX - sum;
+      sum += ok ? v[j] : 0;
+    }
+    if (!ok) {
+      long long seen = atomic_load(&job->bad);
+      while (k < seen && !atomic_compare_exchange_weak(&job->bad, &seen, k)) {
+      }
+      return; /* check_items reports it, alone */
+    }
+    skss__knap p;
+    memset(&p, 0, sizeof p);
+    measure(d, w, v, &p);
+    const skss__knapsack_instance in = {p.items, p.cap, 0, 0};
+    job->h->inst[k] = in;
+    job->wide[k] = p.wide;
+  }
+}
+
+static void prep_fill(int worker, int workers, void *arg) {
+  cuda_prep *job = arg;
+  const skss_knapsack_desc *d = job->d;
+  const int64_t n = d->n_items;
+  cuda_host *h = job->h;
+  int64_t begin, end;
+  skss__split(d->instances, workers, worker, &begin, &end);
+  for (int64_t k = begin; k < end; k++) {
+    skss__knap p;
+    memset(&p, 0, sizeof p);
+    p.items = h->inst[k].items;
+    p.cap = h->inst[k].cap;
+    const int64_t first = h->inst[k].first;
+    h->inst[k].base = fill(d, job->w + k * n, job->v + k * n, &p, h->w + first, h->v + first, h->index + first, NULL);
+  }
+}
+
+static void prep_taken(int worker, int workers, void *arg) {
+  cuda_prep *job = arg;
+  const skss_knapsack_desc *d = job->d;
+  const int64_t n = d->n_items;
+  cuda_host *h = job->h;
+  int64_t begin, end;
+  skss__split(d->instances, workers, worker, &begin, &end);
+  for (int64_t k = begin; k < end; k++) {
+    h->best[k] += h->inst[k].base;
+    if (!d->value_only)
+      map_taken(d, job->w + k * n, job->v + k * n, h->index + h->inst[k].first, h->chosen + h->inst[k].first,
+                h->inst[k].items, h->taken + k * n);
+  }
 }
 
 /* An input array on the host: the caller's, or a copy of its device memory. */
@@ -515,40 +596,42 @@ static skss_status solve_cuda(skss_ctx *ctx, const skss_knapsack_desc *d, int al
   const int64_t *w = NULL, *v = NULL;
   skss_status st = host_input(ctx, weights, bytes, &h.w_in, &w);
   if (st == SKSS_OK) st = host_input(ctx, values, bytes, &h.v_in, &v);
-  if (st == SKSS_OK) st = check_items(ctx, d, w, v);
+  if (st == SKSS_OK) st = cuda_host_lists(ctx, d, all, &h);
+  int64_t *wide = st == SKSS_OK ? malloc(sizeof(int64_t) * (size_t)(K > 0 ? K : 1)) : NULL;
+  if (st == SKSS_OK && wide == NULL)
+    st = skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no host memory for the instance list", FN);
   if (st != SKSS_OK) {
     cuda_host_free(&h);
     return st;
   }
-  st = cuda_host_lists(ctx, d, all, &h);
-  if (st != SKSS_OK) {
+  /* a worker an instance at most, and some thousands of items a worker at least */
+  int64_t most = all / 4096 + 1;
+  if (most > K) most = K;
+  const int workers = most < ctx->threads ? (int)(most > 0 ? most : 1) : ctx->threads;
+  cuda_prep job = {d, w, v, &h, wide, K};
+  skss__parallel(ctx, workers, prep_measure, &job);
+  if (atomic_load(&job.bad) < K) { /* the first bad instance, reported as check_items words it */
+    st = check_items(ctx, d, w, v);
+    free(wide);
     cuda_host_free(&h);
-    return st;
+    return st != SKSS_OK ? st : skss__fail(ctx, SKSS_ERR_INVALID_ARG, "%s: the items failed their check", FN);
   }
   int64_t first = 0;
-  int wide = 0;
+  int any_wide = 0;
   for (int64_t k = 0; k < K; k++) {
-    skss__knap p;
-    memset(&p, 0, sizeof p);
-    measure(d, w + k * n, v + k * n, &p);
-    const int64_t base = fill(d, w + k * n, v + k * n, &p, h.w + first, h.v + first, h.index + first, NULL);
-    const skss__knapsack_instance in = {p.items, p.cap, first, base};
-    h.inst[k] = in;
-    wide |= p.wide;
-    first += p.items;
+    h.inst[k].first = first;
+    first += h.inst[k].items;
+    any_wide |= wide[k] != 0;
   }
+  free(wide);
+  skss__parallel(ctx, workers, prep_fill, &job);
   const skss__knapsack_call call = {
-      K, h.inst, h.w, h.v, first, wide, d->value_only,
+      K, h.inst, h.w, h.v, first, any_wide, d->value_only,
       d->max_bytes ? d->max_bytes : DEFAULT_MAX_BYTES, d->capacity, d->values_by_capacity,
       h.best, h.chosen,
   };
   st = skss__cuda_knapsack(ctx, algorithm, &call);
-  for (int64_t k = 0; st == SKSS_OK && k < K; k++) {
-    h.best[k] += h.inst[k].base;
-    if (!d->value_only)
-      map_taken(d, w + k * n, v + k * n, h.index + h.inst[k].first, h.chosen + h.inst[k].first,
-                h.inst[k].items, h.taken + k * n);
-  }
+  if (st == SKSS_OK) skss__parallel(ctx, workers, prep_taken, &job);
   if (st == SKSS_OK) st = skss__cuda_copy(ctx, FN, best_value, h.best, sizeof(int64_t) * (size_t)K);
   if (st == SKSS_OK && !d->value_only) st = skss__cuda_copy(ctx, FN, taken, h.taken, all);
   cuda_host_free(&h);
