@@ -454,7 +454,9 @@ static skss_ctx *make_context(const bench_config *cfg, bench_report *rep, skss_b
   }
   skss_ctx_desc desc = SKSS_CTX_DESC_INIT;
   desc.backend = b;
-  desc.threads = b == SKSS_BACKEND_CPU ? cfg->threads : 1;
+  /* cuda: the run's host threads too, as a default context has them, for
+   * the host-side parts of a call (knapsack lists, alignment pieces) */
+  desc.threads = b == SKSS_BACKEND_CPU_REF ? 1 : cfg->threads;
   if (b == SKSS_BACKEND_CUDA && gpu != NULL) desc.cuda_stream = bench_gpu_stream(gpu);
   skss_ctx *ctx = NULL;
   skss_status st = skss_ctx_create(&desc, &ctx);

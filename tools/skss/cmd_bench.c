@@ -487,7 +487,8 @@ static void print_paper_tables(FILE *f, const bench_report *rep) {
 }
 
 static void print_footer(FILE *f, const bench_report *rep) {
-  fputs("\nthr: the context's threads (sequential algorithms use one); cores: process CPU time /\n"
+  fputs("\nthr: the context's threads (sequential algorithms use one; GPU rows' contexts have the\n"
+        "run's threads for a call's host-side work, as a default context does); cores: process CPU time /\n"
         "wall time while timing (what the row kept busy; gpu: timed on the device); %copy: against\n"
         "the 1-thread copy when cores < 1.5, else the multithreaded copy, GPU rows against the\n"
         "device copy; vs ref: the reference algorithm's median / this median (same case); vs peer:\n"
