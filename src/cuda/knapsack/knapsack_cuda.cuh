@@ -77,6 +77,7 @@ typedef struct skss__knap_strips_plan {
   int strip;        /* S cells a strip */
   int strips;       /* m strips an instance */
   int blocks;       /* P co-resident blocks (m when one band) */
+  int threads;      /* compute threads a block */
   int halo;         /* Hmax */
   bool onchip;      /* false: heavier items than a strip takes (rows in device memory) */
   size_t scratch;   /* bytes */

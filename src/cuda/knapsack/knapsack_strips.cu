@@ -404,8 +404,16 @@ constexpr int CELLS[] = {4, 8, 16, 24, 40};
 constexpr int N_CONFIGS = sizeof CELLS / sizeof CELLS[0];
 constexpr int MAX_STRIP = KT * CELLS[N_CONFIGS - 1];
 
+/* ... and with 4-byte cells, 512 threads of 8 or 20 cells for the strips
+ * of 4096 and 10240: twice the warps to hide an item's latencies. */
+constexpr int KT_WIDE = 512;
+
 template <typename Cell>
-void *kernel_of(int strip) {
+void *kernel_of(int strip, int threads = KT) {
+  if constexpr (sizeof(Cell) == 4) {
+    if (threads == KT_WIDE) return strip == KT_WIDE * 8 ? reinterpret_cast<void *>(strips_kernel<Cell, KT_WIDE, 8>)
+                                                        : reinterpret_cast<void *>(strips_kernel<Cell, KT_WIDE, 20>);
+  }
   switch (strip / KT) {
   case 4: return reinterpret_cast<void *>(strips_kernel<Cell, KT, 4>);
   case 8: return reinterpret_cast<void *>(strips_kernel<Cell, KT, 8>);
@@ -428,6 +436,14 @@ static size_t smem_of(int strip, int halo, size_t cell) {
 }
 
 const char *const FN = "skss_knapsack()";
+
+/* Threads of a strip's block: KT_WIDE for 4-byte strips of 4096 or 10240
+ * cells when SKSS_KNAP_THREADS says 512, else KT. */
+static int threads_for(int strip, size_t cell) {
+  const char *knob = getenv("SKSS_KNAP_THREADS");
+  const bool wide_block = knob != nullptr && atoi(knob) == KT_WIDE;
+  return wide_block && cell == 4 && (strip == KT_WIDE * 8 || strip == KT_WIDE * 20) ? KT_WIDE : KT;
+}
 
 template <typename Cell>
 skss_status run_rows(skss_ctx *ctx, const skss__knap_strips_job *job, void *scratch) {
@@ -488,13 +504,13 @@ skss_status run_strips(skss_ctx *ctx, const skss__knap_strips_job *job,
   a.ckpt = static_cast<Cell *>(job->ckpt);
   a.save_every = job->save_every;
   a.best = job->best;
-  void *kern = kernel_of<Cell>(plan->strip);
+  void *kern = kernel_of<Cell>(plan->strip, plan->threads);
   const size_t smem = smem_of(plan->strip, a.H, sizeof(Cell));
   SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   if (plan->strips == 1) {
     const int blocks = job->instances;
     void *args[] = {&a};
-    SKSS_CUDA_TRY(ctx, FN, cudaLaunchKernel(kern, dim3(blocks), dim3(KT + 32), args, smem, stream));
+    SKSS_CUDA_TRY(ctx, FN, cudaLaunchKernel(kern, dim3(blocks), dim3(plan->threads + 32), args, smem, stream));
     return SKSS_OK;
   }
   /* scratch: progress counters, the blocks' rings, two boundary buffers */
@@ -507,7 +523,8 @@ skss_status run_strips(skss_ctx *ctx, const skss__knap_strips_job *job,
   SKSS_CUDA_TRY(ctx, FN, cudaMemsetAsync(a.progress, 0, sizeof(int) * (size_t)plan->strips, stream));
   void *args[] = {&a};
   /* cooperative: every block of a band is resident, so a strip may wait for its reader */
-  SKSS_CUDA_TRY(ctx, FN, cudaLaunchCooperativeKernel(kern, dim3(plan->blocks), dim3(KT + 32), args, smem, stream));
+  SKSS_CUDA_TRY(ctx, FN,
+                cudaLaunchCooperativeKernel(kern, dim3(plan->blocks), dim3(plan->threads + 32), args, smem, stream));
   return SKSS_OK;
 }
 
@@ -525,6 +542,7 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
                                                            : kernel_of<int>(KT * CELLS[0])));
   smem_max -= (int)attr.sharedSizeBytes;
   *plan = {};
+  plan->threads = KT;
   plan->halo = (max_weight + 3) & ~3;
   if (plan->halo < 4) plan->halo = 4;
   const long long cells = cap + 1;
@@ -537,6 +555,7 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
       plan->blocks = instances;
       plan->onchip = true;
       plan->scratch = 0;
+      plan->threads = threads_for(width, cell);
       return SKSS_OK;
     }
     if (instances > 1) {
@@ -563,11 +582,12 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
   plan->strip = KT * CELLS[c];
   plan->strips = (int)((cells + plan->strip - 1) / plan->strip);
   plan->onchip = true;
+  plan->threads = threads_for(plan->strip, cell);
   const size_t smem = smem_of(plan->strip, plan->halo, cell);
-  void *kern = wide ? kernel_of<long long>(plan->strip) : kernel_of<int>(plan->strip);
+  void *kern = wide ? kernel_of<long long>(plan->strip, plan->threads) : kernel_of<int>(plan->strip, plan->threads);
   int per_sm = 0;
   SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  SKSS_CUDA_TRY(ctx, FN, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, KT + 32, smem));
+  SKSS_CUDA_TRY(ctx, FN, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, plan->threads + 32, smem));
   if (per_sm < 1) per_sm = 1;
   const long long resident = (long long)per_sm * sms;
   plan->blocks = (int)(plan->strips < resident ? plan->strips : resident);
