@@ -243,17 +243,19 @@ __global__ void __launch_bounds__(KT + 32, 1) strips_kernel(strips_params<Cell> 
       if (below && j < n) {
         const int hp = halo_of(j);
         Cell *dst = smem + ((j + 1) & 1) * RW + (H - hp);
+        /* the source of the halo; only the threads that copy compute it */
+        auto from_of = [&]() -> const Cell * {
+          return j == 0 ? a.init + I.row_off + c0 - hp
+                        : (src_bnd ? src + (size_t)(j - 1) * H : src + (size_t)((j - 1) & (R - 1)) * H) + (H - hp);
+        };
         if (j == 0 && a.init == nullptr) {
           for (int q = tid; q < hp; q += KT) dst[q] = Cell(0);
+        } else if (H <= KT * V4) { /* a chunk a thread at most: no loop */
+          if (tid < hp / V4) cp_async16(dst + tid * V4, from_of() + tid * V4);
         } else {
-          const Cell *from = j == 0 ? a.init + I.row_off + c0 - hp
-                             : (src_bnd ? src + (size_t)(j - 1) * H : src + (size_t)((j - 1) & (R - 1)) * H) + (H - hp);
-          if (H <= KT * V4) { /* a chunk a thread at most: no loop */
-            if (tid < hp / V4) cp_async16(dst + tid * V4, from + tid * V4);
-          } else {
+          const Cell *from = from_of();
 #pragma unroll 1
-            for (int q = tid; q < hp / V4; q += KT) cp_async16(dst + q * V4, from + q * V4);
-          }
+          for (int q = tid; q < hp / V4; q += KT) cp_async16(dst + q * V4, from + q * V4);
         }
       }
       cp_async_commit();
@@ -326,7 +328,8 @@ __global__ void __launch_bounds__(KT + 32, 1) strips_kernel(strips_params<Cell> 
         }
       }
       /* V_j's top cells, those the strip above reads for item j + 1, from the registers */
-      if (reader && j + 1 < n) {
+      if (reader && j + 1 < n && (warp + 1) * 32 * E > S - halo_of(j + 1)) {
+        /* this warp holds some of the top cells: the others skip the slot's address too */
         const int hp = halo_of(j + 1);
         Cell *slot = (pub_bnd ? pub + (size_t)j * H : pub + (size_t)(j & (R - 1)) * H) + (H - S);
         /* from the top cell group down, and no further than the halo: the
