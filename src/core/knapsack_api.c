@@ -526,6 +526,7 @@ static void prep_measure(int worker, int workers, void *arg) {
       sum += ok ? v[j] : 0;
     }
     if (!ok) {
+      /* atomic minimum: workers report bad instances in any order, the message names the first */
       long long seen = atomic_load(&job->bad);
       while (k < seen && !atomic_compare_exchange_weak(&job->bad, &seen, k)) {
       }
