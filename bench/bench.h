@@ -264,6 +264,7 @@ extern const bench_primitive bench_align;
 /* The SKSS paper's own Table I times (Titan X), a note of every run of
  * suite knapsack-papers (bench_knapsack.c). */
 extern const char bench_knapsack_paper_note[];
+extern const char bench_knapsack_claim_note[];
 /* The compaction paper's own Table 1 times (its CPU and three GPUs), notes of
  * every run of suite compact-papers (bench_compact.c); NULL-terminated. */
 extern const char *const bench_compact_paper_notes[];

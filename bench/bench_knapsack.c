@@ -72,6 +72,9 @@ const char bench_knapsack_paper_note[] =
     "SKSS paper Table I on a Titan X, ms at W+1 = 16K..512K: Parallel-Forward 14.83 16.01 19.61 27.13 "
     "42.67 87.8; Parallel-Fair best k 6.484 11.22 20.48 33.78 67.97 126.3; SKSS 5.037 5.515 9.315 "
     "15.14 27.24 52.37; Sequential 62.87 109.7 261.0 605.5 1259 2584";
+const char bench_knapsack_claim_note[] =
+    "The paper has SKSS ahead of both others at every W: the table's \"skss vs the other papers'\" line "
+    "says by how much it is here; docs/performance.md says why not where it is not";
 
 /* ---- the cases --------------------------------------------------------------------- */
 

@@ -563,9 +563,12 @@ typedef struct skss_knapsack_desc {
  * thread with DP (algorithms AUTO and DP; TASKARRAY_CPU runs them one after
  * another on all threads), and max_bytes bounds all of them together. On the
  * CUDA backend every pointer may be host or device memory; the items are
- * checked and reduced on the host (device inputs are copied there first), the
- * DP and the walk back run on the device, and the call returns when the
- * outputs are in place. STRIPS runs a batch whose instances each fit one
+ * checked and reduced on the host, on the context's threads (device inputs
+ * are copied there first), the DP and the walk back run on the device, and
+ * the call returns when the outputs are in place. The reduced lists stay in
+ * the context between calls, outside max_bytes: about 16 bytes an item and
+ * 40 an instance of page-locked host memory, and 10 bytes an item of its
+ * ordinary host memory, until skss_ctx_destroy(). STRIPS runs a batch whose instances each fit one
  * strip (C' + 1 <= 10240) in one launch, a block an instance; other batches,
  * and the paper's algorithms, run their instances one after another. */
 SKSS_API skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc,

@@ -501,74 +501,64 @@ static skss_status cuda_host_lists(skss_ctx *ctx, const skss_knapsack_desc *d, s
 }
 
 /* The host side of a CUDA call, split over the context's threads by
- * instance: first each instance's checks and reduced sizes, then (after
- * the list offsets are summed) its lists, and after the device, its flags. */
+ * instance, in three phases: each instance's checks and reduced sizes; its
+ * lists (after the list offsets are summed); after the device, its best
+ * value and taken flags. */
+typedef enum { PREP_MEASURE, PREP_FILL, PREP_TAKEN } prep_phase;
+
 typedef struct cuda_prep {
   const skss_knapsack_desc *d;
   const int64_t *w, *v;
   cuda_host *h;
   int64_t *wide; /* an instance's flag: its values sum past int32 */
   atomic_llong bad; /* the first instance whose items fail check_items, or K */
+  prep_phase phase;
 } cuda_prep;
 
-static void prep_measure(int worker, int workers, void *arg) {
+/* Instance k's items pass check_items' tests. */
+static bool items_ok(const int64_t *w, const int64_t *v, int64_t n) {
+  int64_t sum = 0;
+  for (int64_t j = 0; j < n; j++) {
+    if (w[j] < 0 || v[j] < 0 || v[j] > INT64_MAX - sum) return false;
+    sum += v[j];
+  }
+  return true;
+}
+
+static void prep_worker(int worker, int workers, void *arg) {
   cuda_prep *job = arg;
   const skss_knapsack_desc *d = job->d;
   const int64_t n = d->n_items;
+  cuda_host *h = job->h;
   int64_t begin, end;
   skss__split(d->instances, workers, worker, &begin, &end);
   for (int64_t k = begin; k < end; k++) {
     const int64_t *w = job->w + k * n, *v = job->v + k * n;
-    int64_t sum = 0;
-    bool ok = true;
-    for (int64_t j = 0; j < n && ok; j++) {
-      ok = w[j] >= 0 && v[j] >= 0 && v[j] <= INT64_MAX - sum;
-      sum += ok ? v[j] : 0;
-    }
-    if (!ok) {
-      long long seen = atomic_load(&job->bad);
-      while (k < seen && !atomic_compare_exchange_weak(&job->bad, &seen, k)) {
+    skss__knap p;
+    memset(&p, 0, sizeof p);
+    if (job->phase == PREP_MEASURE) {
+      if (!items_ok(w, v, n)) {
+        /* atomic minimum: workers report bad instances in any order, the message names the first */
+        long long seen = atomic_load(&job->bad);
+        while (k < seen && !atomic_compare_exchange_weak(&job->bad, &seen, k)) {
+        }
+        return; /* check_items reports it, alone */
       }
-      return; /* check_items reports it, alone */
+      measure(d, w, v, &p);
+      const skss__knapsack_instance in = {p.items, p.cap, 0, 0};
+      h->inst[k] = in;
+      job->wide[k] = p.wide;
+    } else if (job->phase == PREP_FILL) {
+      p.items = h->inst[k].items;
+      p.cap = h->inst[k].cap;
+      const int64_t first = h->inst[k].first;
+      h->inst[k].base = fill(d, w, v, &p, h->w + first, h->v + first, h->index + first, NULL);
+    } else {
+      h->best[k] += h->inst[k].base;
+      if (!d->value_only)
+        map_taken(d, w, v, h->index + h->inst[k].first, h->chosen + h->inst[k].first, h->inst[k].items,
+                  h->taken + k * n);
     }
-    skss__knap p;
-    memset(&p, 0, sizeof p);
-    measure(d, w, v, &p);
-    const skss__knapsack_instance in = {p.items, p.cap, 0, 0};
-    job->h->inst[k] = in;
-    job->wide[k] = p.wide;
-  }
-}
-
-static void prep_fill(int worker, int workers, void *arg) {
-  cuda_prep *job = arg;
-  const skss_knapsack_desc *d = job->d;
-  const int64_t n = d->n_items;
-  cuda_host *h = job->h;
-  int64_t begin, end;
-  skss__split(d->instances, workers, worker, &begin, &end);
-  for (int64_t k = begin; k < end; k++) {
-    skss__knap p;
-    memset(&p, 0, sizeof p);
-    p.items = h->inst[k].items;
-    p.cap = h->inst[k].cap;
-    const int64_t first = h->inst[k].first;
-    h->inst[k].base = fill(d, job->w + k * n, job->v + k * n, &p, h->w + first, h->v + first, h->index + first, NULL);
-  }
-}
-
-static void prep_taken(int worker, int workers, void *arg) {
-  cuda_prep *job = arg;
-  const skss_knapsack_desc *d = job->d;
-  const int64_t n = d->n_items;
-  cuda_host *h = job->h;
-  int64_t begin, end;
-  skss__split(d->instances, workers, worker, &begin, &end);
-  for (int64_t k = begin; k < end; k++) {
-    h->best[k] += h->inst[k].base;
-    if (!d->value_only)
-      map_taken(d, job->w + k * n, job->v + k * n, h->index + h->inst[k].first, h->chosen + h->inst[k].first,
-                h->inst[k].items, h->taken + k * n);
   }
 }
 
@@ -608,8 +598,8 @@ static skss_status solve_cuda(skss_ctx *ctx, const skss_knapsack_desc *d, int al
   int64_t most = all / 4096 + 1;
   if (most > K) most = K;
   const int workers = most < ctx->threads ? (int)(most > 0 ? most : 1) : ctx->threads;
-  cuda_prep job = {d, w, v, &h, wide, K};
-  skss__parallel(ctx, workers, prep_measure, &job);
+  cuda_prep job = {d, w, v, &h, wide, K, PREP_MEASURE};
+  skss__parallel(ctx, workers, prep_worker, &job);
   if (atomic_load(&job.bad) < K) { /* the first bad instance, reported as check_items words it */
     st = check_items(ctx, d, w, v);
     free(wide);
@@ -624,14 +614,16 @@ static skss_status solve_cuda(skss_ctx *ctx, const skss_knapsack_desc *d, int al
     any_wide |= wide[k] != 0;
   }
   free(wide);
-  skss__parallel(ctx, workers, prep_fill, &job);
+  job.phase = PREP_FILL;
+  skss__parallel(ctx, workers, prep_worker, &job);
   const skss__knapsack_call call = {
       K, h.inst, h.w, h.v, first, any_wide, d->value_only,
       d->max_bytes ? d->max_bytes : DEFAULT_MAX_BYTES, d->capacity, d->values_by_capacity,
       h.best, h.chosen,
   };
   st = skss__cuda_knapsack(ctx, algorithm, &call);
-  if (st == SKSS_OK) skss__parallel(ctx, workers, prep_taken, &job);
+  job.phase = PREP_TAKEN;
+  if (st == SKSS_OK) skss__parallel(ctx, workers, prep_worker, &job);
   if (st == SKSS_OK) st = skss__cuda_copy(ctx, FN, best_value, h.best, sizeof(int64_t) * (size_t)K);
   if (st == SKSS_OK && !d->value_only) st = skss__cuda_copy(ctx, FN, taken, h.taken, all);
   cuda_host_free(&h);

@@ -94,51 +94,48 @@ extern "C" void skss__cuda_ctx_release(skss_ctx *ctx) {
   ctx->cuda = NULL;
 }
 
-void *skss__cuda_scratch(skss_ctx *ctx, const char *fn, size_t bytes) {
-  skss__cuda_state *st = skss__cuda(ctx);
-  if (bytes <= st->arena_bytes && st->arena != NULL) return st->arena;
-  /* Grow by half again so slowly growing workloads reallocate rarely;
-   * cudaFree waits for the device, so no queued kernel still uses it. */
-  size_t want = bytes < st->arena_bytes / 2 * 3 ? st->arena_bytes / 2 * 3 : bytes;
-  if (st->arena != NULL) cudaFree(st->arena);
-  st->arena = NULL;
-  st->arena_bytes = 0;
-  if (cudaMalloc(&st->arena, want) != cudaSuccess) {
+namespace {
+
+cudaError_t device_alloc(void **p, size_t bytes) { return cudaMalloc(p, bytes); }
+cudaError_t host_alloc(void **p, size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocDefault); }
+
+/* A grow-only block of at least `bytes` at *block (*have bytes): grown by
+ * half again so slowly growing workloads reallocate rarely, or to exactly
+ * `bytes` when that much more does not fit. The old block is released first;
+ * cudaFree and cudaFreeHost wait for the device, so no queued kernel or copy
+ * still uses it. NULL (the error set, naming `what`) if none. */
+void *grow(skss_ctx *ctx, const char *fn, const char *what, void **block, size_t *have, size_t bytes,
+           cudaError_t (*alloc)(void **, size_t), cudaError_t (*release)(void *)) {
+  if (bytes <= *have && *block != NULL) return *block;
+  size_t want = bytes < *have / 2 * 3 ? *have / 2 * 3 : bytes;
+  if (*block != NULL) release(*block);
+  *block = NULL;
+  *have = 0;
+  if (alloc(block, want) != cudaSuccess) {
     (void)cudaGetLastError();
-    if (want == bytes || cudaMalloc(&st->arena, bytes) != cudaSuccess) {
+    if (want == bytes || alloc(block, bytes) != cudaSuccess) {
       (void)cudaGetLastError();
-      st->arena = NULL;
-      skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no device memory for %zu bytes of scratch", fn,
-                 bytes);
+      *block = NULL;
+      skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no %s for %zu bytes of scratch", fn, what, bytes);
       return NULL;
     }
     want = bytes;
   }
-  st->arena_bytes = want;
-  return st->arena;
+  *have = want;
+  return *block;
+}
+
+}  // namespace
+
+void *skss__cuda_scratch(skss_ctx *ctx, const char *fn, size_t bytes) {
+  skss__cuda_state *st = skss__cuda(ctx);
+  return grow(ctx, fn, "device memory", &st->arena, &st->arena_bytes, bytes, device_alloc, cudaFree);
 }
 
 extern "C" void *skss__cuda_host_scratch(skss_ctx *ctx, const char *fn, size_t bytes) {
   skss__cuda_state *st = skss__cuda(ctx);
-  if (bytes <= st->host_arena_bytes && st->host_arena != NULL) return st->host_arena;
-  /* Grow by half again, as the device arena; cudaFreeHost waits for the
-   * device, so no queued copy still reads the old block. */
-  size_t want = bytes < st->host_arena_bytes / 2 * 3 ? st->host_arena_bytes / 2 * 3 : bytes;
-  if (st->host_arena != NULL) cudaFreeHost(st->host_arena);
-  st->host_arena = NULL;
-  st->host_arena_bytes = 0;
-  if (cudaHostAlloc(&st->host_arena, want, cudaHostAllocDefault) != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (want == bytes || cudaHostAlloc(&st->host_arena, bytes, cudaHostAllocDefault) != cudaSuccess) {
-      (void)cudaGetLastError();
-      st->host_arena = NULL;
-      skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no page-locked host memory for %zu bytes", fn, bytes);
-      return NULL;
-    }
-    want = bytes;
-  }
-  st->host_arena_bytes = want;
-  return st->host_arena;
+  return grow(ctx, fn, "page-locked host memory", &st->host_arena, &st->host_arena_bytes, bytes, host_alloc,
+              cudaFreeHost);
 }
 
 skss_status skss__cuda_epoch_flags_take(skss_ctx *ctx, const char *fn, size_t count,
