@@ -195,6 +195,11 @@
 /* strips: item slots of a block's ring to the strip above, a power of two: the
  * strip's lead on its reader; 32 is 5x the round trip at 1 us an item [untuned]. */
 #define SKSS_CUDA_KNAP_STRIPS_RING 32
+/* strips: 512 compute threads (8 or 20 cells each) instead of 256 for 4-byte
+ * strips of 4096 and 10240 cells that write decision bits: twice the warps
+ * hide the ballots' latencies. H200, Table I 512K: with the items 4.58 against
+ * 4.82 ms; value only 3.38 against 3.27 ms, so not there [measured]. */
+#define SKSS_CUDA_KNAP_STRIPS_WIDE_WITH_BITS 1
 
 
 /* ---- stream compaction (compact/) ---- */

@@ -83,7 +83,7 @@ typedef struct skss__knap_strips_plan {
   size_t scratch;   /* bytes */
 } skss__knap_strips_plan;
 
-skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, long long cap,
+skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int bits, int max_weight, long long cap,
                                        long long items, int instances, skss__knap_strips_plan *plan);
 skss_status skss__knap_strips_run(skss_ctx *ctx, const skss__knap_strips_job *job,
                                   const skss__knap_strips_plan *plan, void *scratch);

@@ -380,7 +380,7 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
       return over_limit(ctx, call, "the whole value table, which the papers' algorithms keep", nd.total(), 0,
                         ", or use the strips algorithm (no table)");
   } else {
-    skss_status st = skss__knap_strips_plan_for(ctx, call->wide, (int)max_w, max_cap, max_items, (int)K, &plan);
+    skss_status st = skss__knap_strips_plan_for(ctx, call->wide, items_out, (int)max_w, max_cap, max_items, (int)K, &plan);
     if (st != SKSS_OK) return st;
     batch = plan.strips == 1 && plan.onchip && (K > 1 || max_cap + 1 <= plan.strip);
     double bits = 0, rows = 0;
@@ -406,7 +406,7 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
       for (int64_t k = 0; k < K; k++) {
         if (call->inst[k].items == 0) continue;
         skss__knap_strips_plan one;
-        st = skss__knap_strips_plan_for(ctx, call->wide, (int)max_w, call->inst[k].cap, call->inst[k].items, 1, &one);
+        st = skss__knap_strips_plan_for(ctx, call->wide, items_out, (int)max_w, call->inst[k].cap, call->inst[k].items, 1, &one);
         if (st != SKSS_OK) return st;
         if (one.scratch > most) most = one.scratch;
       }
@@ -524,7 +524,7 @@ skss_status skss__cuda_knapsack(skss_ctx *ctx, int algorithm, const skss__knapsa
         continue;
       }
       skss__knap_strips_plan one;
-      st = skss__knap_strips_plan_for(ctx, call->wide, (int)max_w, I.cap, I.items, 1, &one);
+      st = skss__knap_strips_plan_for(ctx, call->wide, items_out, (int)max_w, I.cap, I.items, 1, &one);
       if (st != SKSS_OK) break;
       job.inst = s.dev_inst + k;
       job.host_inst = hi + k;

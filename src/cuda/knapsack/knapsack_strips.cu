@@ -441,10 +441,9 @@ static size_t smem_of(int strip, int halo, size_t cell) {
 const char *const FN = "skss_knapsack()";
 
 /* Threads of a strip's block: KT_WIDE for 4-byte strips of 4096 or 10240
- * cells when SKSS_KNAP_THREADS says 512, else KT. */
-static int threads_for(int strip, size_t cell) {
-  const char *knob = getenv("SKSS_KNAP_THREADS");
-  const bool wide_block = knob != nullptr && atoi(knob) == KT_WIDE;
+ * cells that write decision bits (tuning.h), else KT. */
+static int threads_for(int strip, size_t cell, int bits) {
+  const bool wide_block = SKSS_CUDA_KNAP_STRIPS_WIDE_WITH_BITS && bits;
   return wide_block && cell == 4 && (strip == KT_WIDE * 8 || strip == KT_WIDE * 20) ? KT_WIDE : KT;
 }
 
@@ -533,7 +532,7 @@ skss_status run_strips(skss_ctx *ctx, const skss__knap_strips_job *job,
 
 } // namespace
 
-skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, long long cap,
+skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int bits, int max_weight, long long cap,
                                        long long items, int instances, skss__knap_strips_plan *plan) {
   const size_t cell = wide ? 8 : 4;
   int dev = skss__cuda(ctx)->device, sms = 0, smem_max = 0;
@@ -558,7 +557,7 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
       plan->blocks = instances;
       plan->onchip = true;
       plan->scratch = 0;
-      plan->threads = threads_for(width, cell);
+      plan->threads = threads_for(width, cell, bits);
       return SKSS_OK;
     }
     if (instances > 1) {
@@ -585,7 +584,7 @@ skss_status skss__knap_strips_plan_for(skss_ctx *ctx, int wide, int max_weight, 
   plan->strip = KT * CELLS[c];
   plan->strips = (int)((cells + plan->strip - 1) / plan->strip);
   plan->onchip = true;
-  plan->threads = threads_for(plan->strip, cell);
+  plan->threads = threads_for(plan->strip, cell, bits);
   const size_t smem = smem_of(plan->strip, plan->halo, cell);
   void *kern = wide ? kernel_of<long long>(plan->strip, plan->threads) : kernel_of<int>(plan->strip, plan->threads);
   int per_sm = 0;
