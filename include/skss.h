@@ -768,6 +768,15 @@ typedef struct skss_align_result {
  *         alignment, 8 (n + 1) bytes for each of up to 15 checkpoint rows
  *         (at most 1 GiB of them) and 18 (w + 1) bytes and 64 KiB per
  *         thread, w the widest piece between checkpoints (at most n).
+ *  SKSS (CUDA): as TASKARRAY_CPU; on the device, the context's arena
+ *         holds one pass (m + n bytes of codes, 8 (n + 1) bytes for its
+ *         last row and as much for each checkpoint row). With the alignment
+ *         on more than one thread a level's big segments are split at once:
+ *         16 (w + 1) bytes of host rows per segment in flight (one
+ *         checkpoint row a split, CUDA's default), and the context keeps up
+ *         to 16 lanes until skss_ctx_destroy(), each a CUDA stream with
+ *         about m' + n' + 16 (w + 1) bytes of device memory and as much
+ *         page-locked host memory, m' x w the largest segment it split.
  * Two 1 Mbp sequences align (with the alignment) in under 200 MB. */
 typedef struct skss_align_desc {
   size_t size;                 /* sizeof(skss_align_desc) */

@@ -115,6 +115,32 @@ skss_status skss__cuda_compact(skss_ctx *ctx, int algorithm, const skss__compact
  * and waits. */
 skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_scores *sc, skss__align_pass *p);
 
+/* Lanes: passes from several host threads at once (cpu/align_trace.c runs a
+ * level's big segments so). A lane is a non-blocking stream on the context's
+ * device with its own grow-only device memory and page-locked staging; the
+ * context keeps up to SKSS_CUDA_ALIGN_LANES (cuda/tuning.h) until it is
+ * destroyed. A lane's calls never touch the context: a failure is kept in the
+ * lane, and the calling thread reports it after the join. */
+typedef struct skss__cuda_align_lane skss__cuda_align_lane;
+/* On the calling thread, before any worker starts: makes up to `want` lanes
+ * (*got of them, at least 1 on success) and caches the SM count. */
+skss_status skss__cuda_align_lanes(skss_ctx *ctx, int want, int *got);
+/* Lane k < *got of the last skss__cuda_align_lanes(); the context is only read. */
+skss__cuda_align_lane *skss__cuda_align_lane_get(skss_ctx *ctx, int k);
+/* On the worker's thread: clears the lane's failure, then makes the
+ * context's device current (the thread's own is put back by _leave()). */
+skss_status skss__cuda_align_lane_enter(skss__cuda_align_lane *lane);
+void skss__cuda_align_lane_leave(skss__cuda_align_lane *lane);
+/* skss__cuda_align_pass() on the lane's stream and memory; synchronous. */
+skss_status skss__cuda_align_lane_pass(skss__cuda_align_lane *lane, const skss__align_scores *sc,
+                                       skss__align_pass *p);
+/* On the calling thread after the join: the lane's failure (its message
+ * recorded on ctx), or SKSS_OK. */
+skss_status skss__cuda_align_lane_report(skss_ctx *ctx, const skss__cuda_align_lane *lane);
+/* SKSS_CUDA_ALIGN_BIG_CELLS (cuda/tuning.h): cells above which the cuda
+ * traceback splits a piece by passes rather than on one host thread. */
+double skss__cuda_align_big_cells(void);
+
 /* Copies `bytes` between any host and device memory, synchronously on the context's stream. */
 skss_status skss__cuda_copy(skss_ctx *ctx, const char *fn, void *dst, const void *src, size_t bytes);
 

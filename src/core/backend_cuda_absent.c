@@ -61,6 +61,33 @@ skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_scores *sc, s
   (void)p;
   return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_align(): this build has no CUDA backend");
 }
+skss_status skss__cuda_align_lanes(skss_ctx *ctx, int want, int *got) {
+  (void)want;
+  *got = 0;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_align(): this build has no CUDA backend");
+}
+skss__cuda_align_lane *skss__cuda_align_lane_get(skss_ctx *ctx, int k) {
+  (void)ctx;
+  (void)k;
+  return NULL;
+}
+skss_status skss__cuda_align_lane_enter(skss__cuda_align_lane *lane) {
+  (void)lane;
+  return SKSS_ERR_UNSUPPORTED;
+}
+void skss__cuda_align_lane_leave(skss__cuda_align_lane *lane) { (void)lane; }
+skss_status skss__cuda_align_lane_pass(skss__cuda_align_lane *lane, const skss__align_scores *sc,
+                                       skss__align_pass *p) {
+  (void)lane;
+  (void)sc;
+  (void)p;
+  return SKSS_ERR_UNSUPPORTED;
+}
+skss_status skss__cuda_align_lane_report(skss_ctx *ctx, const skss__cuda_align_lane *lane) {
+  (void)lane;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_align(): this build has no CUDA backend");
+}
+double skss__cuda_align_big_cells(void) { return (double)(1 << 24); }
 skss_status skss__cuda_copy(skss_ctx *ctx, const char *fn, void *dst, const void *src, size_t bytes) {
   (void)dst;
   (void)src;

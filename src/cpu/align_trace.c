@@ -7,17 +7,21 @@
  * lower one continuing it (start_v). Small pieces trace back a full DP. GOTOH:
  * the middle row, one thread. TASKARRAY_CPU: up to 15 rows, passes on all
  * threads, then the small pieces at once, one a thread (docs/algorithms/align.md).
+ * cuda (SKSS): the same rounds with the passes on the GPU; a round's big
+ * segments are split at once, one host worker and one lane (its own stream
+ * and device memory, core/backend_cuda.h) a segment, taken by ticket.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "align_impl.h"
+#include "core/backend_cuda.h"
 #include "threadpool.h"
 
 /* Tuning: cells of a leaf's direction table, the most checkpoints a split
  * takes and their memory, and the cells above which a piece is split on all
- * threads. */
+ * threads (cuda: SKSS_CUDA_ALIGN_BIG_CELLS, cuda/tuning.h). */
 enum { LEAF_CELLS = 1 << 16, MAX_CHECKPOINTS = 15 };
 #define CHECKPOINT_BYTES ((size_t)1 << 30)
 #define BIG_CELLS ((double)(1 << 24))
@@ -153,18 +157,15 @@ static void anchored(skss__align_pass *p, const uint8_t *a, const uint8_t *b, in
 
 /* The backward pass of segment g: `rows` rows up from its end, its row r
  * in the saves every `every` rows (or, with saves 0, the last row in h/f). */
-static skss_status backward(skss_ctx *ctx, int workers, const skss__align_scores *sc,
-                            const skss__align_seqs *s, const skss__align_seg *g, int64_t rows, int64_t every,
-                            int64_t saves, int32_t *h, int32_t *f, int32_t *save_h, int32_t *save_f,
-                            void *work) {
-  skss__align_pass p;
-  anchored(&p, s->ar + (s->m - g->i1), s->br + (s->n - g->j1), rows, cols_of(g),
+static void backward(skss__align_pass *p, const skss__align_scores *sc, const skss__align_seqs *s,
+                     const skss__align_seg *g, int64_t rows, int64_t every, int64_t saves, int32_t *h, int32_t *f,
+                     int32_t *save_h, int32_t *save_f) {
+  anchored(p, s->ar + (s->m - g->i1), s->br + (s->n - g->j1), rows, cols_of(g),
            g->end_v ? SKSS__ALIGN_NEG : 0, g->end_v ? sc->extend - sc->open : SKSS__ALIGN_NEG, h, f);
-  p.save_every = every;
-  p.saves = saves;
-  p.save_h = save_h;
-  p.save_f = save_f;
-  return skss__align_pass_exec(ctx, workers, sc, &p, work);
+  p->save_every = every;
+  p->saves = saves;
+  p->save_h = save_h;
+  p->save_f = save_f;
 }
 
 /* Where a path from `cur` crosses row c: forward row (hf, ff) over columns
@@ -224,8 +225,9 @@ static skss_status solve_seq(const skss__align_scores *sc, const skss__align_seq
                              char *ops, seg_mem *m) {
   if (is_leaf(g)) return leaf(sc, s, g, ops, m);
   const int64_t R = rows_of(g), down = R - R / 2, c = g->i1 - down;
-  (void)backward(NULL, 1, sc, s, g, down, 0, 0, m->sh, m->sf, NULL, NULL, NULL); /* CPU: always OK */
   skss__align_pass p;
+  backward(&p, sc, s, g, down, 0, 0, m->sh, m->sf, NULL, NULL);
+  skss__align_pass_run(NULL, 1, sc, &p, NULL);
   anchored(&p, s->a + g->i0, s->b + g->j0, c - g->i0, cols_of(g), g->start_v ? SKSS__ALIGN_NEG : 0,
            g->start_v ? 0 : SKSS__ALIGN_NEG, m->h, m->f);
   skss__align_pass_run(NULL, 1, sc, &p, NULL);
@@ -281,7 +283,15 @@ typedef struct big_mem {
   int32_t *h, *f, *save_h, *save_f;
   int64_t saves;   /* checkpoint rows that fit */
   void *work;
+  skss__cuda_align_lane *lane; /* a level's worker (cuda): its passes' lane; else NULL */
 } big_mem;
+
+/* A pass of a split: on the worker's lane, or where the scores say (the
+ * context's stream on cuda, all threads on the CPU). */
+static skss_status split_pass(skss_ctx *ctx, const skss__align_scores *sc, const big_mem *bm, skss__align_pass *p) {
+  if (bm->lane != NULL) return skss__cuda_align_lane_pass(bm->lane, sc, p);
+  return skss__align_pass_exec(ctx, ctx->threads, sc, p, bm->work);
+}
 
 int skss__align_checkpoints_for(bool cuda) {
   const char *env = getenv("SKSS_ALIGN_CHECKPOINTS");
@@ -306,9 +316,10 @@ void skss__align_checkpoint_plan(int64_t rows, int64_t cols, int most, int64_t *
 }
 
 /* Splits a big segment at its K checkpoint rows with passes on all threads
- * and appends its pieces (in order) to `out`. The rows are `pre`'s (a
- * backward pass from g's end that already ran) or, without it, those of a
- * backward pass run here. */
+ * (or bm's lane) and appends its pieces (in order) to `out`. The rows are
+ * `pre`'s (a backward pass from g's end that already ran) or, without it,
+ * those of a backward pass run here. At most bm->saves + 1 pieces (or
+ * pre->count + 1) are appended. */
 static skss_status split_parallel(skss_ctx *ctx, const skss__align_scores *sc, const skss__align_seqs *s,
                                   skss__align_seg *g, const big_mem *bm, const skss__align_checkpoints *pre,
                                   piece_list *out) {
@@ -327,8 +338,9 @@ static skss_status split_parallel(skss_ctx *ctx, const skss__align_scores *sc, c
     stride = cols_of(g) + 1;
     save_h = bm->save_h;
     save_f = bm->save_f;
-    const skss_status bst =
-        backward(ctx, ctx->threads, sc, s, g, K * D, D, K, bm->h, bm->f, bm->save_h, bm->save_f, bm->work);
+    skss__align_pass bp;
+    backward(&bp, sc, s, g, K * D, D, K, bm->h, bm->f, bm->save_h, bm->save_f);
+    const skss_status bst = split_pass(ctx, sc, bm, &bp);
     if (bst != SKSS_OK) return bst;
   }
   skss__align_seg cur = *g;
@@ -338,7 +350,7 @@ static skss_status split_parallel(skss_ctx *ctx, const skss__align_scores *sc, c
     skss__align_pass p;
     anchored(&p, s->a + cur.i0, s->b + cur.j0, c - cur.i0, g->j1 - cur.j0,
              cur.start_v ? SKSS__ALIGN_NEG : 0, cur.start_v ? 0 : SKSS__ALIGN_NEG, bm->h, bm->f);
-    st = skss__align_pass_exec(ctx, ctx->threads, sc, &p, bm->work);
+    st = split_pass(ctx, sc, bm, &p);
     if (st != SKSS_OK) break;
     skss__align_seg piece;
     const int64_t best = cross(sc, g, &cur, c, bm->h, bm->f, save_h + q * stride, save_f + q * stride, &piece);
@@ -376,6 +388,132 @@ static void leaf_worker(int worker, int workers, void *arg) {
   }
 }
 
+/* Whether g is split by passes (else solved by Myers-Miller on one thread). */
+static bool is_big(const skss__align_scores *sc, const skss__align_seg *g, const big_mem *bm,
+                   const skss__align_checkpoints *rows) {
+  const double big_cells = sc->cuda ? skss__cuda_align_big_cells() : BIG_CELLS;
+  return (double)rows_of(g) * (double)cols_of(g) > big_cells && rows_of(g) >= 2 * SKSS__ALIGN_BAND &&
+         (bm->saves > 0 || rows != NULL);
+}
+
+/* One round's big segments split at once (cuda): segment k of `which` by
+ * whichever worker takes it, its pieces into its own outs[k]. */
+typedef struct level_job {
+  skss_ctx *ctx;
+  const skss__align_scores *sc;
+  const skss__align_seqs *s;
+  skss__align_seg *segs;    /* the round's segments */
+  const int64_t *which;     /* indices of the big ones, in order */
+  int64_t bigs;
+  piece_list *outs;         /* one per big segment, room for saves + 1: push() never allocates */
+  skss_status *status;      /* one per big segment */
+  int *lane_of;             /* the worker (lane) that split it */
+  big_mem *mems;            /* one per worker: its rows and its lane */
+  _Atomic int64_t next;     /* why: segments differ in size; hand them out one at a time */
+  _Atomic int failed;       /* why: after a failure no worker takes a new segment (reported after the join) */
+} level_job;
+
+static void level_worker(int worker, int workers, void *arg) {
+  (void)workers;
+  level_job *job = arg;
+  const big_mem *bm = &job->mems[worker];
+  if (skss__cuda_align_lane_enter(bm->lane) != SKSS_OK) {
+    atomic_store(&job->failed, 1);
+    skss__cuda_align_lane_leave(bm->lane);
+    return;
+  }
+  for (int64_t k = atomic_fetch_add(&job->next, 1); k < job->bigs && !atomic_load(&job->failed);
+       k = atomic_fetch_add(&job->next, 1)) {
+    job->lane_of[k] = worker;
+    const skss_status st =
+        split_parallel(job->ctx, job->sc, job->s, &job->segs[job->which[k]], bm, NULL, &job->outs[k]);
+    job->status[k] = st;
+    if (st != SKSS_OK) atomic_store(&job->failed, 1);
+  }
+  skss__cuda_align_lane_leave(bm->lane);
+}
+
+/* The first failure of a level, reported through the context from the
+ * calling thread: a segment's in order (with its lane's message when the
+ * lane recorded one), else a lane's that failed to start. */
+static skss_status level_failure(skss_ctx *ctx, const level_job *job, int workers) {
+  for (int64_t k = 0; k < job->bigs; k++) {
+    if (job->status[k] == SKSS_OK) continue;
+    const skss_status lane = skss__cuda_align_lane_report(ctx, job->mems[job->lane_of[k]].lane);
+    return lane != SKSS_OK ? lane : job->status[k];
+  }
+  for (int w = 0; w < workers; w++) {
+    const skss_status lane = skss__cuda_align_lane_report(ctx, job->mems[w].lane);
+    if (lane != SKSS_OK) return lane;
+  }
+  return SKSS_ERR_INTERNAL; /* a worker stopped without saying why (a bug) */
+}
+
+/* Splits the round's big segments (`bigs` of now's, which are not the
+ * root) at once on the context's lanes and writes the round's pieces to
+ * `next` in the order the sequential loop gives: pieces of segment k before
+ * those of k + 1, a small segment as itself. */
+static skss_status split_level(skss_ctx *ctx, const skss__align_scores *sc, const skss__align_seqs *s,
+                               const piece_list *now, piece_list *next, int64_t bigs, const big_mem *bm) {
+  int want = ctx->threads, workers = 0;
+  if (bigs < want) want = (int)bigs;
+  skss_status st = skss__cuda_align_lanes(ctx, want, &workers);
+  if (st != SKSS_OK) return st;
+  int64_t width = 0;
+  for (int64_t k = 0; k < now->count; k++)
+    if (is_big(sc, &now->at[k], bm, NULL) && cols_of(&now->at[k]) > width) width = cols_of(&now->at[k]);
+  /* one block: the lists' pieces, the bookkeeping, then each worker's rows */
+  const int64_t room = bm->saves + 1, stride = width + 1;
+  const size_t row = ((size_t)stride * sizeof(int32_t) + 63) / 64 * 64;
+  const size_t book = ((size_t)bigs * ((size_t)room * sizeof(skss__align_seg) + sizeof(int64_t) +
+                                       sizeof(piece_list) + sizeof(skss_status) + sizeof(int)) +
+                       (size_t)workers * sizeof(big_mem) + 63) / 64 * 64;
+  const size_t rows = (2 + 2 * (size_t)bm->saves) * row;
+  char *mem = skss__alloc(ctx, book + (size_t)workers * rows);
+  if (mem == NULL) return SKSS_ERR_OUT_OF_MEMORY;
+  skss__align_seg *pieces = (skss__align_seg *)(void *)mem;
+  big_mem *mems = (big_mem *)(void *)(pieces + bigs * room);
+  piece_list *outs = (piece_list *)(void *)(mems + workers);
+  int64_t *which = (int64_t *)(void *)(outs + bigs);
+  skss_status *status = (skss_status *)(void *)(which + bigs);
+  int *lane_of = (int *)(void *)(status + bigs);
+  for (int64_t k = 0, b = 0; k < now->count; k++)
+    if (is_big(sc, &now->at[k], bm, NULL)) which[b++] = k;
+  for (int64_t b = 0; b < bigs; b++) {
+    outs[b].at = pieces + b * room;
+    outs[b].count = 0;
+    outs[b].room = room;
+    status[b] = SKSS_OK;
+    lane_of[b] = 0;
+  }
+  for (int w = 0; w < workers; w++) {
+    int32_t *at = (int32_t *)(void *)(mem + book + (size_t)w * rows);
+    const size_t step = row / sizeof(int32_t);
+    mems[w].h = at;
+    mems[w].f = at + step;
+    mems[w].save_h = at + 2 * step;
+    mems[w].save_f = at + (2 + (size_t)bm->saves) * step;
+    mems[w].saves = bm->saves;
+    mems[w].work = NULL; /* the lanes' passes run on the GPU */
+    mems[w].lane = skss__cuda_align_lane_get(ctx, w);
+  }
+  level_job job = {ctx, sc, s, now->at, which, bigs, outs, status, lane_of, mems, 0, 0};
+  skss__parallel(ctx, workers, level_worker, &job);
+  /* after the join: the workers' lists, statuses and lanes are the calling thread's again */
+  if (atomic_load(&job.failed)) st = level_failure(ctx, &job, workers);
+  for (int64_t k = 0, b = 0; k < now->count && st == SKSS_OK; k++) {
+    if (b < bigs && which[b] == k) {
+      for (int64_t q = 0; q < outs[b].count && st == SKSS_OK; q++)
+        if (!push(ctx, next, &outs[b].at[q])) st = SKSS_ERR_OUT_OF_MEMORY;
+      b++;
+    } else if (!push(ctx, next, &now->at[k])) {
+      st = SKSS_ERR_OUT_OF_MEMORY;
+    }
+  }
+  skss__free(ctx, mem);
+  return st;
+}
+
 /* Splits until every piece is small, then solves the pieces at once. */
 static skss_status solve_parallel(skss_ctx *ctx, const skss__align_scores *sc, const skss__align_seqs *s,
                                   skss__align_seg *root, char *ops, piece_list *lists, big_mem *bm,
@@ -386,21 +524,31 @@ static skss_status solve_parallel(skss_ctx *ctx, const skss__align_scores *sc, c
   for (int round = 0; split; round++) {
     split = false;
     next->count = 0;
-    for (int64_t k = 0; k < now->count; k++) {
-      skss__align_seg *g = &now->at[k];
-      /* The root may come with its backward pass's rows (the begin pass). */
-      const bool is_root = round == 0;
-      const skss__align_checkpoints *rows = is_root && pre != NULL && pre->every > 0 &&
-                                                    (rows_of(g) - 1) / pre->every >= 1
-                                                ? pre
-                                                : NULL;
-      const bool big = (double)rows_of(g) * (double)cols_of(g) > BIG_CELLS &&
-                       rows_of(g) >= 2 * SKSS__ALIGN_BAND && (bm->saves > 0 || rows != NULL);
-      skss_status st = big ? split_parallel(ctx, sc, s, g, bm, rows, next)
-                           : (push(ctx, next, g) ? SKSS_OK : SKSS_ERR_OUT_OF_MEMORY);
+    /* cuda: a round's big segments at once, each on its own lane (the root
+     * alone on the context's stream, at `pre`'s rows when it has them) */
+    int64_t bigs = 0;
+    if (sc->cuda && ctx->threads > 1 && round > 0)
+      for (int64_t k = 0; k < now->count; k++) bigs += is_big(sc, &now->at[k], bm, NULL);
+    if (bigs >= 2) {
+      const skss_status st = split_level(ctx, sc, s, now, next, bigs, bm);
       if (st != SKSS_OK) return st;
-      if (big && is_root) root->expected = g->expected;
-      split |= big;
+      split = true;
+    } else {
+      for (int64_t k = 0; k < now->count; k++) {
+        skss__align_seg *g = &now->at[k];
+        /* The root may come with its backward pass's rows (the begin pass). */
+        const bool is_root = round == 0;
+        const skss__align_checkpoints *rows = is_root && pre != NULL && pre->every > 0 &&
+                                                      (rows_of(g) - 1) / pre->every >= 1
+                                                  ? pre
+                                                  : NULL;
+        const bool big = is_big(sc, g, bm, rows);
+        skss_status st = big ? split_parallel(ctx, sc, s, g, bm, rows, next)
+                             : (push(ctx, next, g) ? SKSS_OK : SKSS_ERR_OUT_OF_MEMORY);
+        if (st != SKSS_OK) return st;
+        if (big && is_root) root->expected = g->expected;
+        split |= big;
+      }
     }
     piece_list *t = now;
     now = next;

@@ -33,7 +33,13 @@ typedef struct skss__cuda_state {
   unsigned cp_epoch;
   unsigned long long cp_tickets;
   int sms; /* the device's multiprocessors, 0 until skss__cuda_sm_count() asks */
+  /* the alignment traceback's lanes (align/align_lanes.cu), grow-only */
+  struct skss__cuda_align_lane *align_lanes;
+  int align_lane_count;
 } skss__cuda_state;
+
+/* Releases the context's alignment lanes (align/align_lanes.cu). */
+void skss__cuda_align_lanes_release(skss__cuda_state *st);
 
 static inline skss__cuda_state *skss__cuda(skss_ctx *ctx) {
   return static_cast<skss__cuda_state *>(ctx->cuda);

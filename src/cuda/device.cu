@@ -84,6 +84,7 @@ extern "C" skss_status skss__cuda_set_stream(skss_ctx *ctx, void *stream) {
 extern "C" void skss__cuda_ctx_release(skss_ctx *ctx) {
   skss__cuda_state *st = skss__cuda(ctx);
   if (st == NULL) return;
+  skss__cuda_align_lanes_release(st);
   if (st->arena) cudaFree(st->arena);
   if (st->host_arena) cudaFreeHost(st->host_arena);
   if (st->epoch_buf) cudaFree(st->epoch_buf);

@@ -294,5 +294,21 @@
 #define SKSS_CUDA_ALIGN_CHUNK 64
 /* Warps a block (each takes its own bands by ticket) [untuned]. */
 #define SKSS_CUDA_ALIGN_WARPS 4
+/* Cells above which a traceback piece is split by GPU passes rather than
+ * solved by Myers-Miller on one host thread: lower it and the host pieces
+ * shrink, at the price of one more level of (band-starved) passes; the CPU
+ * backends keep their own 2^24 in cpu/align_trace.c [untuned]. */
+#ifndef SKSS_CUDA_ALIGN_BIG_CELLS
+#define SKSS_CUDA_ALIGN_BIG_CELLS (1 << 24)
+#endif
+/* Lanes (a stream, device memory and page-locked staging each) a context
+ * keeps for the traceback: the big segments of one level are split at once,
+ * one host thread and one lane a segment, at most this many at a time
+ * (and at most the context's threads); a narrow segment's passes fill only
+ * a few SMs (docs/performance.md, "Where the 30 kbp alignment's 98 ms go")
+ * [untuned]. */
+#ifndef SKSS_CUDA_ALIGN_LANES
+#define SKSS_CUDA_ALIGN_LANES 16
+#endif
 
 #endif

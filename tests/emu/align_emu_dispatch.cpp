@@ -1,10 +1,13 @@
 /*
  * align_emu_dispatch.cpp — src/cuda/align/align_dispatch.cu compiled as host
- * C++ for test_align_emu: its CUDA runtime calls, the arena and the kernel
- * launch renamed to the emulator's (test_align_emu.cpp), so the real pass's
- * host side runs against emulated device memory next to the real library.
+ * C++ for test_align_emu: its CUDA runtime calls, the arena, a lane's memory
+ * and the kernel launch renamed to the emulator's (test_align_emu.cpp), so
+ * the real pass's host side (the context's path and a lane's) runs against
+ * emulated device memory next to the real library.
  */
 #define skss__cuda_align_pass skss_emu_align_pass
+#define skss__cuda_align_lane_pass skss_emu_align_lane_pass
+#define skss__cuda_align_lane_reserve skss_emu_lane_reserve
 #define skss__cuda_scratch skss_emu_scratch
 #define skss__cuda_align_launch skss_emu_align_launch
 #define cudaMemcpyAsync skss_emu_memcpy_async

@@ -7,9 +7,11 @@
  * columns around the band (512 rows), the 32-step blocks and the 64-column
  * chunks, 0 and 1 included; every best-cell track, free and anchored starts,
  * the local clamp, checkpoint rows, scores near the int32 range, both rows a
- * lane (SKSS_CUDA_ALIGN_ROWS and _SHORT, by the SM count). The last row's
- * H and F, the checkpoint rows and the best cell must be identical. Emulated
- * device memory starts poisoned. SKSS_TEST_SMALL=1: fewer cases;
+ * lane (SKSS_CUDA_ALIGN_ROWS and _SHORT, by the SM count), on the context's
+ * path and (every other case) a traceback lane's, with its page-locked
+ * staging. The last row's H and F, the checkpoint rows and the best cell
+ * must be identical. Emulated device and staging memory start poisoned; a
+ * failed launch on a lane must leave its message in the lane, not the context. SKSS_TEST_SMALL=1: fewer cases;
  * SKSS_TEST_SEED overrides the seed. Not a timing: the GPU runs tests/cuda/.
  */
 #include <cuda_runtime.h>
@@ -23,6 +25,8 @@
 #include <vector>
 
 extern "C" skss_status skss_emu_align_pass(skss_ctx *ctx, const skss__align_scores *sc, skss__align_pass *p);
+extern "C" skss_status skss_emu_align_lane_pass(skss__cuda_align_lane *lane, const skss__align_scores *sc,
+                                                skss__align_pass *p);
 extern "C" void skss_emu_ref_pass(const skss__align_scores *sc, skss__align_pass *p);
 
 using skss__al::CH;
@@ -49,10 +53,27 @@ void *skss_emu_scratch(skss_ctx *, const char *, size_t bytes) {
   return reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(arena.data()) + 255) & ~(uintptr_t)255);
 }
 
+static std::vector<unsigned char> lane_dev, lane_host;
+skss_status skss_emu_lane_reserve(skss__cuda_align_lane *lane, size_t dev_bytes, size_t host_bytes) {
+  lane_dev.assign(dev_bytes + 256, 0xA5); /* poison, as the arena */
+  lane_host.assign(host_bytes + 256, 0x5A);
+  lane->dev = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(lane_dev.data()) + 255) & ~(uintptr_t)255);
+  lane->host = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(lane_host.data()) + 255) & ~(uintptr_t)255);
+  lane->dev_bytes = dev_bytes;
+  lane->host_bytes = host_bytes;
+  return SKSS_OK;
+}
+
 static int emu_warps = 4;
 static int emu_lane_rows_seen = 0; /* bit 0: a short-rows pass ran, bit 1: a full one */
+static cudaError_t emu_launch_error = cudaSuccess; /* the launch's answer when not cudaSuccess */
 
-skss_status skss_emu_align_launch(skss_ctx *, const skss__al_job *job, const int32_t *sub, void *counters) {
+cudaError_t skss_emu_align_launch(const skss__al_job *job, const int32_t *sub, void *counters, cudaStream_t,
+                                  const char **what) {
+  if (emu_launch_error != cudaSuccess) {
+    *what = "the emulated launch";
+    return emu_launch_error;
+  }
   const int bands = (job->rows + 32 * job->lane_rows - 1) / (32 * job->lane_rows);
   const int chunks = (job->cols + CH - 1) / CH;
   skss_cuda_taskarray_view ta;
@@ -63,7 +84,7 @@ skss_status skss_emu_align_launch(skss_ctx *, const skss__al_job *job, const int
   if (!shrt && job->lane_rows != SKSS_CUDA_ALIGN_ROWS) {
     std::fprintf(stderr, "lane_rows %d\n", job->lane_rows);
     emu_faults++;
-    return SKSS_OK;
+    return cudaSuccess;
   }
   const kernel k =
       shrt ? (job->local ? (all ? pass_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT, true, true> : pass_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT, true, false>)
@@ -88,7 +109,7 @@ skss_status skss_emu_align_launch(skss_ctx *, const skss__al_job *job, const int
   for (auto &x : th) x.join();
   for (int b = 0; b < bands; b++)
     if (ta.progress[b] != chunks) { std::fprintf(stderr, "band %d published %d of %d\n", b, ta.progress[b], chunks); emu_faults++; }
-  return SKSS_OK;
+  return cudaSuccess;
 }
 
 int main(int argc, char **argv) {
@@ -105,6 +126,8 @@ int main(int argc, char **argv) {
   skss__cuda_state state;
   std::memset(&state, 0, sizeof state);
   ctx->cuda = &state;
+  skss__cuda_align_lane lane;
+  std::memset(&lane, 0, sizeof lane);
   /* rows around both band heights (128 and 512 rows); over 1536 a pass on
    * one SM keeps 16 rows a lane (4 bands), below it takes 4 (the chooser) */
   static const int RS[] = {0, 1, 2, 5, 31, 32, 33, 100, 127, 128, 129, 511, 512, 513, 700, 1100, 1600, 2100};
@@ -148,18 +171,44 @@ int main(int argc, char **argv) {
     p.h = h1.data(); p.f = f1.data(); p.save_h = sh1.data(); p.save_f = sf1.data();
     q.h = h2.data(); q.f = f2.data(); q.save_h = sh2.data(); q.save_f = sf2.data();
     skss_emu_ref_pass(&sc, &q);
-    if (skss_emu_align_pass(ctx, &sc, &p) != SKSS_OK) { std::printf("case %d: failed: %s\n", c, skss_ctx_last_error(ctx)); return 1; }
+    const bool on_lane = c % 2 == 1;
+    lane.sms = state.sms;
+    if (on_lane ? skss_emu_align_lane_pass(&lane, &sc, &p) != SKSS_OK : skss_emu_align_pass(ctx, &sc, &p) != SKSS_OK) {
+      std::printf("case %d: failed: %s\n", c, on_lane ? lane.message : skss_ctx_last_error(ctx));
+      return 1;
+    }
     bool same = h1 == h2 && f1 == f2 && sh1 == sh2 && sf1 == sf2 && p.best.score == q.best.score &&
                 (p.track == SKSS__ALIGN_TRACK_NONE || (p.best.i == q.best.i && p.best.j == q.best.j));
-    std::printf("case %d: %dx%d warps %d local %d track %d free %d saves %lld/%lld: %s\n", c, rows, cols, emu_warps,
-                (int)p.local, (int)p.track, (int)p.free_start, (long long)p.saves, (long long)p.save_every,
-                same && emu_faults == 0 ? "ok" : "MISMATCH");
+    std::printf("case %d: %dx%d warps %d local %d track %d free %d saves %lld/%lld%s: %s\n", c, rows, cols,
+                emu_warps, (int)p.local, (int)p.track, (int)p.free_start, (long long)p.saves, (long long)p.save_every,
+                on_lane ? " lane" : "", same && emu_faults == 0 ? "ok" : "MISMATCH");
     if (!same || emu_faults) {
       std::printf("  best %lld (%lld,%lld) want %lld (%lld,%lld); h %d f %d saves %d %d\n", (long long)p.best.score,
                   (long long)p.best.i, (long long)p.best.j, (long long)q.best.score, (long long)q.best.i,
                   (long long)q.best.j, h1 == h2, f1 == f2, sh1 == sh2, sf1 == sf2);
       return 1;
     }
+  }
+  {
+    /* a failure on a lane stays in the lane (the context's last error is the calling thread's) */
+    skss__align_scores sc;
+    std::memset(&sc, 0, sizeof sc);
+    sc.open = 2;
+    sc.extend = 1;
+    std::vector<uint8_t> a(100, 1), b(100, 2);
+    std::vector<int32_t> h(101), f(101);
+    skss__align_pass p;
+    std::memset(&p, 0, sizeof p);
+    p.a = a.data(); p.b = b.data(); p.rows = 100; p.cols = 100; p.h = h.data(); p.f = f.data();
+    p.f00 = SKSS__ALIGN_NEG;
+    emu_launch_error = cudaErrorLaunchFailure;
+    const skss_status st = skss_emu_align_lane_pass(&lane, &sc, &p);
+    emu_launch_error = cudaSuccess;
+    const bool kept = st == SKSS_ERR_CUDA && lane.status == SKSS_ERR_CUDA &&
+                      std::strstr(lane.message, "the emulated launch") != nullptr &&
+                      skss_ctx_last_error(ctx)[0] == '\0';
+    std::printf("lane failure: %s (%s)\n", kept ? "ok" : "WRONG", lane.message);
+    if (!kept) return 1;
   }
   ctx->cuda = nullptr;
   skss_ctx_destroy(ctx);

@@ -55,10 +55,33 @@ __host__ __device__ static inline int32_t skss__al_row0(int free_start, int32_t 
   return (int32_t)(ev1 - (j - 1) * (int64_t)e);
 }
 
-/* Launches the pass's kernel on ctx's stream; `sub`: the 32 x 32 scores
+/* Launches the pass's kernel on `stream`; `sub`: the 32 x 32 scores
  * (device memory; every scoring, match/mismatch too). counters: the task
- * array's (skss__dev_taskarray_bytes(bands)), already zeroed. */
-skss_status skss__cuda_align_launch(skss_ctx *ctx, const skss__al_job *job, const int32_t *sub,
-                                    void *counters);
+ * array's (skss__dev_taskarray_bytes(bands)), already zeroed. Touches no
+ * context, so lanes on several host threads may launch at once; on failure
+ * *what names the CUDA call that failed. */
+cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub, void *counters,
+                                    cudaStream_t stream, const char **what);
+
+/* A lane (backend_cuda.h): what one host thread needs to run passes beside
+ * other lanes' without the context's stream, arena or last error. Its
+ * blocks grow only, on the thread that runs it (align_lanes.cu). */
+struct skss__cuda_align_lane {
+  int device;          /* the context's */
+  int sms;             /* its multiprocessors, read from the context before the workers start */
+  int saved_device;    /* the thread's current device before skss__cuda_align_lane_enter() */
+  cudaStream_t stream; /* non-blocking, on `device` */
+  void *dev;           /* grow-only device memory of one pass */
+  size_t dev_bytes;
+  void *host;          /* grow-only page-locked staging of one pass's copies */
+  size_t host_bytes;
+  skss_status status;  /* the first failure since _enter(), SKSS_OK if none */
+  char message[512];   /* its text ("skss_align(): call: reason") */
+};
+
+/* At least `dev_bytes` of device memory at lane->dev and `host_bytes` of
+ * page-locked memory at lane->host (256-byte aligned). On failure the status
+ * and message are the lane's. The lane's stream holds no work on entry. */
+skss_status skss__cuda_align_lane_reserve(skss__cuda_align_lane *lane, size_t dev_bytes, size_t host_bytes);
 
 #endif

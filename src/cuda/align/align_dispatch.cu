@@ -1,12 +1,18 @@
 /*
  * align_dispatch.cu — skss__cuda_align_pass(): a pass of cpu/align_impl.h's
  * contract on the GPU. The host keeps row 0 and column 0 (closed forms) and
- * their candidates, uploads the letter codes (host arrays) to the context's
- * device arena, runs the SKSS kernel (align_kernel.cu) on the context's
- * stream and downloads the last row, the checkpoint rows and the best cell
- * (a 64-bit key and its band's slot). Synchronous; core/align_api.c and
- * cpu/align_trace.c call it wherever a CPU pass would run (cuda backend).
+ * their candidates, uploads the letter codes (host arrays) to device memory,
+ * runs the SKSS kernel (align_kernel.cu) and downloads the last row, the
+ * checkpoint rows and the best cell (a 64-bit key and its band's slot).
+ * Synchronous; core/align_api.c and cpu/align_trace.c call it wherever a CPU
+ * pass would run (cuda backend). A pass runs either on the context (its
+ * stream and device arena, failures on its last error) or on a lane
+ * (skss__cuda_align_lane_pass(): the lane's stream, memory and page-locked
+ * staging, failures kept in the lane), so that the traceback's host workers
+ * can each run passes at once (align_lanes.cu makes the lanes).
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "align_cuda.cuh"
@@ -60,7 +66,42 @@ void edge_only(const skss__align_pass *p, const skss__align_scores *sc) {
   }
 }
 
-/* Device memory of one pass, carved from the context's arena. */
+/* Where a pass runs and where its failures go: the context (its stream,
+ * device arena and last error: a call's own passes, on the calling thread)
+ * or a lane (its stream, memory and failure record: a traceback worker,
+ * beside other lanes; nothing of the context is touched). */
+struct where {
+  skss_ctx *ctx;               /* the context's path, else NULL */
+  skss__cuda_align_lane *lane; /* a lane's path, else NULL */
+  cudaStream_t stream;
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+skss_status fail(const where &w, skss_status status, const char *fmt, ...) {
+  char text[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  if (w.lane == NULL) return skss__fail(w.ctx, status, "%s", text);
+  if (w.lane->status == SKSS_OK) { /* the lane keeps its first failure */
+    w.lane->status = status;
+    snprintf(w.lane->message, sizeof w.lane->message, "%s", text);
+  }
+  return status;
+}
+
+/* Evaluates a CUDA runtime call; on failure records "skss_align(): call:
+ * message" where `w` says and returns SKSS_ERR_CUDA. */
+#define AL_TRY(w, call)                                                                               \
+  do {                                                                                                \
+    const cudaError_t al_err_ = (call);                                                               \
+    if (al_err_ != cudaSuccess) return fail((w), SKSS_ERR_CUDA, "%s: %s: %s", FN, #call, cudaGetErrorString(al_err_)); \
+  } while (0)
+
+/* Device memory of one pass, carved from the context's arena or the lane's block. */
 struct layout {
   size_t counters, key, slot, sub, a, b, h, f, save_h, save_f, total;
 };
@@ -84,21 +125,59 @@ layout plan(const skss__align_pass *p, int bands) {
   return l;
 }
 
-/* Copies the pass's results back and fills in column 0. */
-skss_status download(skss_ctx *ctx, const skss__align_scores *sc, skss__align_pass *p, const skss__al_job &job,
-                     int bands) {
-  cudaStream_t stream = skss__cuda(ctx)->stream;
+/* A lane's page-locked staging of one pass: what goes up (codes, scores)
+ * and what comes down (the last row, the checkpoint rows, the best key and
+ * a slot), so that its copies are asynchronous and the pass waits once. */
+struct staging {
+  size_t a, b, sub, h, f, save_h, save_f, key, slot, total;
+};
+
+staging stage_plan(const skss__align_pass *p) {
+  staging t;
+  const size_t row = skss__cuda_align((size_t)p->cols * sizeof(int32_t));
+  const size_t saves = skss__cuda_align((size_t)p->saves * (size_t)(p->cols + 1) * sizeof(int32_t));
+  t.a = 0;
+  t.b = t.a + skss__cuda_align((size_t)p->rows);
+  t.sub = t.b + skss__cuda_align((size_t)p->cols);
+  t.h = t.sub + skss__cuda_align(sizeof(int32_t) * SKSS__ALIGN_CODES * SKSS__ALIGN_CODES);
+  t.f = t.h + row;
+  t.save_h = t.f + row;
+  t.save_f = t.save_h + saves;
+  t.key = t.save_f + saves;
+  t.slot = t.key + 256;
+  t.total = t.slot + 256;
+  return t;
+}
+
+/* Copies the pass's results back and fills in column 0. `host`: the lane's
+ * staging (laid out by `t`), or NULL to copy straight into the pass's rows. */
+skss_status download(const where &w, const skss__align_scores *sc, skss__align_pass *p, const skss__al_job &job,
+                     int bands, uint8_t *host, const staging &t) {
+  cudaStream_t stream = w.stream;
   const size_t cols = (size_t)p->cols;
-  SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(p->h + 1, job.h + 1, cols * 4, cudaMemcpyDeviceToHost, stream));
-  SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(p->f + 1, job.f + 1, cols * 4, cudaMemcpyDeviceToHost, stream));
+  const size_t bytes = (size_t)p->saves * (cols + 1) * 4;
+  int32_t *h = host != NULL ? reinterpret_cast<int32_t *>(host + t.h) : p->h + 1;
+  int32_t *f = host != NULL ? reinterpret_cast<int32_t *>(host + t.f) : p->f + 1;
+  int32_t *save_h = host != NULL ? reinterpret_cast<int32_t *>(host + t.save_h) : p->save_h;
+  int32_t *save_f = host != NULL ? reinterpret_cast<int32_t *>(host + t.save_f) : p->save_f;
+  unsigned long long key_here = 0;
+  unsigned long long *key = host != NULL ? reinterpret_cast<unsigned long long *>(host + t.key) : &key_here;
+  AL_TRY(w, cudaMemcpyAsync(h, job.h + 1, cols * 4, cudaMemcpyDeviceToHost, stream));
+  AL_TRY(w, cudaMemcpyAsync(f, job.f + 1, cols * 4, cudaMemcpyDeviceToHost, stream));
   if (p->saves > 0) {
-    const size_t bytes = (size_t)p->saves * (cols + 1) * 4;
-    SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(p->save_h, job.save_h, bytes, cudaMemcpyDeviceToHost, stream));
-    SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(p->save_f, job.save_f, bytes, cudaMemcpyDeviceToHost, stream));
+    AL_TRY(w, cudaMemcpyAsync(save_h, job.save_h, bytes, cudaMemcpyDeviceToHost, stream));
+    AL_TRY(w, cudaMemcpyAsync(save_f, job.save_f, bytes, cudaMemcpyDeviceToHost, stream));
   }
-  unsigned long long key = 0;
-  SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(&key, job.key, sizeof key, cudaMemcpyDeviceToHost, stream));
-  SKSS_CUDA_TRY(ctx, FN, cudaStreamSynchronize(stream));
+  AL_TRY(w, cudaMemcpyAsync(key, job.key, sizeof *key, cudaMemcpyDeviceToHost, stream));
+  AL_TRY(w, cudaStreamSynchronize(stream));
+  if (host != NULL) {
+    memcpy(p->h + 1, h, cols * 4);
+    memcpy(p->f + 1, f, cols * 4);
+    if (p->saves > 0) {
+      memcpy(p->save_h, save_h, bytes);
+      memcpy(p->save_f, save_f, bytes);
+    }
+  }
   p->h[0] = col0_h(p, sc, p->rows);
   p->f[0] = col0_f(p, sc, p->rows);
   for (int64_t k = 0; k < p->saves; k++) {
@@ -107,22 +186,22 @@ skss_status download(skss_ctx *ctx, const skss__align_scores *sc, skss__align_pa
   }
   if (p->track == SKSS__ALIGN_TRACK_EDGE)
     for (int64_t j = 1; j <= (int64_t)cols; j++) skss__align_consider(&p->best, p->h[j], p->rows, j);
-  if (key != 0) {
-    const int band = (int)(0xffffffffull - (key & 0xffffffffull));
+  if (*key != 0) {
+    const int band = (int)(0xffffffffull - (*key & 0xffffffffull));
     if (band < 0 || band >= bands)
-      return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: the pass's best names band %d of %d (a bug)", FN, band, bands);
-    int2 at;
-    SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(&at, job.slot + band, sizeof at, cudaMemcpyDeviceToHost, stream));
-    SKSS_CUDA_TRY(ctx, FN, cudaStreamSynchronize(stream));
-    const int64_t score = (int64_t)(int32_t)((unsigned)(key >> 32) ^ 0x80000000u);
-    skss__align_consider(&p->best, score, at.x, at.y);
+      return fail(w, SKSS_ERR_INTERNAL, "%s: the pass's best names band %d of %d (a bug)", FN, band, bands);
+    int2 at_here;
+    int2 *at = host != NULL ? reinterpret_cast<int2 *>(host + t.slot) : &at_here;
+    AL_TRY(w, cudaMemcpyAsync(at, job.slot + band, sizeof *at, cudaMemcpyDeviceToHost, stream));
+    AL_TRY(w, cudaStreamSynchronize(stream));
+    const int64_t score = (int64_t)(int32_t)((unsigned)(*key >> 32) ^ 0x80000000u);
+    skss__align_consider(&p->best, score, at->x, at->y);
   }
   return SKSS_OK;
 }
 
-}  // namespace
-
-extern "C" skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_scores *sc, skss__align_pass *p) {
+/* One pass where `w` says. */
+skss_status run_pass(const where &w, const skss__align_scores *sc, skss__align_pass *p) {
   p->best.score = INT64_MIN;
   p->best.i = p->best.j = INT64_MAX;
   edge_candidates(p, sc, &p->best);
@@ -131,13 +210,25 @@ extern "C" skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_sc
     return SKSS_OK;
   }
   int sms = 0;
-  SKSS_CUDA_TRY(ctx, FN, skss__cuda_sm_count(ctx, &sms));
+  if (w.lane != NULL)
+    sms = w.lane->sms; /* cached when the lanes were made: skss__cuda_sm_count() writes the context */
+  else
+    AL_TRY(w, skss__cuda_sm_count(w.ctx, &sms));
   const int lane_rows = skss__cuda_align_lane_rows(p->rows, sms), band_rows = 32 * lane_rows;
   const int bands = (int)((p->rows + band_rows - 1) / band_rows);
   const layout l = plan(p, bands);
-  uint8_t *dev = static_cast<uint8_t *>(skss__cuda_scratch(ctx, FN, l.total));
-  if (dev == NULL) return SKSS_ERR_OUT_OF_MEMORY;
-  cudaStream_t stream = skss__cuda(ctx)->stream;
+  const staging t = stage_plan(p);
+  uint8_t *dev = NULL, *host = NULL;
+  if (w.lane != NULL) {
+    const skss_status st = skss__cuda_align_lane_reserve(w.lane, l.total, t.total);
+    if (st != SKSS_OK) return st;
+    dev = static_cast<uint8_t *>(w.lane->dev);
+    host = static_cast<uint8_t *>(w.lane->host);
+  } else {
+    dev = static_cast<uint8_t *>(skss__cuda_scratch(w.ctx, FN, l.total));
+    if (dev == NULL) return SKSS_ERR_OUT_OF_MEMORY;
+  }
+  cudaStream_t stream = w.stream;
   skss__al_job job;
   memset(&job, 0, sizeof job);
   job.a = dev + l.a;
@@ -160,16 +251,40 @@ extern "C" skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_sc
   job.f = reinterpret_cast<int32_t *>(dev + l.f);
   job.key = reinterpret_cast<unsigned long long *>(dev + l.key);
   job.slot = reinterpret_cast<int2 *>(dev + l.slot);
+  /* the uploads' sources: the lane's staging (the copies stay asynchronous) or the host arrays */
+  const void *up_a = p->a, *up_b = p->b, *up_sub = sc->sub;
+  if (host != NULL) {
+    memcpy(host + t.a, p->a, (size_t)p->rows);
+    memcpy(host + t.b, p->b, (size_t)p->cols);
+    memcpy(host + t.sub, sc->sub, sizeof sc->sub);
+    up_a = host + t.a;
+    up_b = host + t.b;
+    up_sub = host + t.sub;
+  }
   /* the task array's counters and the best key start at 0 */
-  SKSS_CUDA_TRY(ctx, FN, cudaMemsetAsync(dev, 0, l.slot, stream));
+  AL_TRY(w, cudaMemsetAsync(dev, 0, l.slot, stream));
   /* the padding after b is read (never used) by the last steady step */
-  SKSS_CUDA_TRY(ctx, FN, cudaMemsetAsync(dev + l.b, 0, l.h - l.b, stream));
-  SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(dev + l.a, p->a, (size_t)p->rows, cudaMemcpyHostToDevice, stream));
-  SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(dev + l.b, p->b, (size_t)p->cols, cudaMemcpyHostToDevice, stream));
+  AL_TRY(w, cudaMemsetAsync(dev + l.b, 0, l.h - l.b, stream));
+  AL_TRY(w, cudaMemcpyAsync(dev + l.a, up_a, (size_t)p->rows, cudaMemcpyHostToDevice, stream));
+  AL_TRY(w, cudaMemcpyAsync(dev + l.b, up_b, (size_t)p->cols, cudaMemcpyHostToDevice, stream));
   /* match/mismatch too: a table load is cheaper on the GPU than compare and select */
   const int32_t *sub = reinterpret_cast<const int32_t *>(dev + l.sub);
-  SKSS_CUDA_TRY(ctx, FN, cudaMemcpyAsync(dev + l.sub, sc->sub, sizeof sc->sub, cudaMemcpyHostToDevice, stream));
-  skss_status st = skss__cuda_align_launch(ctx, &job, sub, dev);
-  if (st == SKSS_OK) st = download(ctx, sc, p, job, bands);
-  return st;
+  AL_TRY(w, cudaMemcpyAsync(dev + l.sub, up_sub, sizeof sc->sub, cudaMemcpyHostToDevice, stream));
+  const char *what = "the pass kernel";
+  const cudaError_t e = skss__cuda_align_launch(&job, sub, dev, stream, &what);
+  if (e != cudaSuccess) return fail(w, SKSS_ERR_CUDA, "%s: %s: %s", FN, what, cudaGetErrorString(e));
+  return download(w, sc, p, job, bands, host, t);
+}
+
+}  // namespace
+
+extern "C" skss_status skss__cuda_align_pass(skss_ctx *ctx, const skss__align_scores *sc, skss__align_pass *p) {
+  const where w = {ctx, NULL, skss__cuda(ctx)->stream};
+  return run_pass(w, sc, p);
+}
+
+extern "C" skss_status skss__cuda_align_lane_pass(skss__cuda_align_lane *lane, const skss__align_scores *sc,
+                                                  skss__align_pass *p) {
+  const where w = {NULL, lane, lane->stream};
+  return run_pass(w, sc, p);
 }

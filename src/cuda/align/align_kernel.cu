@@ -8,39 +8,52 @@
  * SKSS_CUDA_ALIGN_CHUNK columns; the band below waits for them (a fair task array).
  * Hopper DPX: a cell is two __viaddmax_s32 (E, F), a max and one more
  * __viaddmax_s32 for H - o directly (docs/algorithms/align.md, `skss`). The
- * device code is align_band.cuh; this file launches it.
+ * device code is align_band.cuh; this file launches it on the stream it is
+ * given (the context's, or a traceback lane's: align_lanes.cu).
  */
 #include "align_band.cuh"
 
 namespace {
 
 template <int R, bool LOCAL, bool ALL>
-skss_status launch(skss_ctx *ctx, const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta) {
-  const char *fn = "skss_align()";
+cudaError_t launch(const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta, cudaStream_t stream,
+                   const char **what) {
   const int threads = 32 * skss__al::WARPS;
   int blocks = 1;
-  SKSS_CUDA_TRY(ctx, fn, skss_cuda_taskarray_blocks(skss__al::pass_kernel<R, LOCAL, ALL>, threads, 0, skss__al::WARPS,
-                                                    ta.rows, &blocks));
-  skss__al::pass_kernel<R, LOCAL, ALL><<<blocks, threads, 0, skss__cuda(ctx)->stream>>>(*job, sub, ta);
-  SKSS_CUDA_CHECK_LAUNCH(ctx, fn);
-  return SKSS_OK;
+  cudaError_t e = skss_cuda_taskarray_blocks(skss__al::pass_kernel<R, LOCAL, ALL>, threads, 0, skss__al::WARPS,
+                                             ta.rows, &blocks);
+  if (e != cudaSuccess) {
+    *what = "skss_cuda_taskarray_blocks()";
+    return e;
+  }
+  skss__al::pass_kernel<R, LOCAL, ALL><<<blocks, threads, 0, stream>>>(*job, sub, ta);
+  *what = "the pass kernel's launch";
+  e = cudaGetLastError();
+#ifdef SKSS_CUDA_SYNC_EACH_LAUNCH
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+#endif
+  return e;
 }
 
 /* The kernel of the job's mode and best-cell track. */
 template <int R>
-skss_status launch_rows(skss_ctx *ctx, const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta) {
+cudaError_t launch_rows(const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta,
+                        cudaStream_t stream, const char **what) {
   const bool all = job->track == SKSS__ALIGN_TRACK_ALL;
-  if (job->local) return all ? launch<R, true, true>(ctx, job, sub, ta) : launch<R, true, false>(ctx, job, sub, ta);
-  return all ? launch<R, false, true>(ctx, job, sub, ta) : launch<R, false, false>(ctx, job, sub, ta);
+  if (job->local)
+    return all ? launch<R, true, true>(job, sub, ta, stream, what) : launch<R, true, false>(job, sub, ta, stream, what);
+  return all ? launch<R, false, true>(job, sub, ta, stream, what) : launch<R, false, false>(job, sub, ta, stream, what);
 }
 
 }  // namespace
 
-skss_status skss__cuda_align_launch(skss_ctx *ctx, const skss__al_job *job, const int32_t *sub, void *counters) {
+cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub, void *counters, cudaStream_t stream,
+                                    const char **what) {
   const int bands = (job->rows + 32 * job->lane_rows - 1) / (32 * job->lane_rows);
   const int chunks = (job->cols + skss__al::CH - 1) / skss__al::CH;
   skss_cuda_taskarray_view ta;
   skss__dev_taskarray_carve(&ta, counters, bands, chunks, SKSS_TASKARRAY_KIND_FAIR, 1);
-  return job->lane_rows == SKSS_CUDA_ALIGN_ROWS_SHORT ? launch_rows<SKSS_CUDA_ALIGN_ROWS_SHORT>(ctx, job, sub, ta)
-                                                      : launch_rows<SKSS_CUDA_ALIGN_ROWS>(ctx, job, sub, ta);
+  if (job->lane_rows == SKSS_CUDA_ALIGN_ROWS_SHORT)
+    return launch_rows<SKSS_CUDA_ALIGN_ROWS_SHORT>(job, sub, ta, stream, what);
+  return launch_rows<SKSS_CUDA_ALIGN_ROWS>(job, sub, ta, stream, what);
 }
