@@ -87,6 +87,12 @@ static inline cudaError_t skss__cuda_sm_count(skss_ctx *ctx, int *out) {
  * (256-byte aligned); valid until the next call. NULL (with the error
  * recorded on ctx) when the device is out of memory. */
 void *skss__cuda_scratch(skss_ctx *ctx, const char *fn, size_t bytes);
+/* device.cu's grow-only block (the context's arenas, the alignment's lanes):
+ * at least `bytes` at *block, *have its size; false if none (not reported). */
+cudaError_t skss__cuda_device_alloc(void **p, size_t bytes);
+cudaError_t skss__cuda_pinned_alloc(void **p, size_t bytes);
+bool skss__cuda_grow(void **block, size_t *have, size_t bytes, cudaError_t (*alloc)(void **, size_t),
+                     cudaError_t (*release)(void *));
 
 /* State words and a ticket counter for a kernel that publishes per-task
  * states without a reset launch before it (a memset is a launch of a few

@@ -95,19 +95,19 @@ extern "C" void skss__cuda_ctx_release(skss_ctx *ctx) {
   ctx->cuda = NULL;
 }
 
-namespace {
-
-cudaError_t device_alloc(void **p, size_t bytes) { return cudaMalloc(p, bytes); }
-cudaError_t host_alloc(void **p, size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocDefault); }
+cudaError_t skss__cuda_device_alloc(void **p, size_t bytes) { return cudaMalloc(p, bytes); }
+cudaError_t skss__cuda_pinned_alloc(void **p, size_t bytes) {
+  return cudaHostAlloc(p, bytes, cudaHostAllocDefault);
+}
 
 /* A grow-only block of at least `bytes` at *block (*have bytes): grown by
  * half again so slowly growing workloads reallocate rarely, or to exactly
  * `bytes` when that much more does not fit. The old block is released first;
  * cudaFree and cudaFreeHost wait for the device, so no queued kernel or copy
- * still uses it. NULL (the error set, naming `what`) if none. */
-void *grow(skss_ctx *ctx, const char *fn, const char *what, void **block, size_t *have, size_t bytes,
-           cudaError_t (*alloc)(void **, size_t), cudaError_t (*release)(void *)) {
-  if (bytes <= *have && *block != NULL) return *block;
+ * still uses it. false (the block NULL) if there is none; the caller reports. */
+bool skss__cuda_grow(void **block, size_t *have, size_t bytes, cudaError_t (*alloc)(void **, size_t),
+                     cudaError_t (*release)(void *)) {
+  if (bytes <= *have && *block != NULL) return true;
   size_t want = bytes < *have / 2 * 3 ? *have / 2 * 3 : bytes;
   if (*block != NULL) release(*block);
   *block = NULL;
@@ -117,26 +117,36 @@ void *grow(skss_ctx *ctx, const char *fn, const char *what, void **block, size_t
     if (want == bytes || alloc(block, bytes) != cudaSuccess) {
       (void)cudaGetLastError();
       *block = NULL;
-      skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no %s for %zu bytes of scratch", fn, what, bytes);
-      return NULL;
+      return false;
     }
     want = bytes;
   }
   *have = want;
-  return *block;
+  return true;
+}
+
+namespace {
+
+/* The context's grow-only block; NULL (the error set, naming `what`) if none. */
+void *grow(skss_ctx *ctx, const char *fn, const char *what, void **block, size_t *have, size_t bytes,
+           cudaError_t (*alloc)(void **, size_t), cudaError_t (*release)(void *)) {
+  if (skss__cuda_grow(block, have, bytes, alloc, release)) return *block;
+  skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no %s for %zu bytes of scratch", fn, what, bytes);
+  return NULL;
 }
 
 }  // namespace
 
 void *skss__cuda_scratch(skss_ctx *ctx, const char *fn, size_t bytes) {
   skss__cuda_state *st = skss__cuda(ctx);
-  return grow(ctx, fn, "device memory", &st->arena, &st->arena_bytes, bytes, device_alloc, cudaFree);
+  return grow(ctx, fn, "device memory", &st->arena, &st->arena_bytes, bytes, skss__cuda_device_alloc,
+              cudaFree);
 }
 
 extern "C" void *skss__cuda_host_scratch(skss_ctx *ctx, const char *fn, size_t bytes) {
   skss__cuda_state *st = skss__cuda(ctx);
-  return grow(ctx, fn, "page-locked host memory", &st->host_arena, &st->host_arena_bytes, bytes, host_alloc,
-              cudaFreeHost);
+  return grow(ctx, fn, "page-locked host memory", &st->host_arena, &st->host_arena_bytes, bytes,
+              skss__cuda_pinned_alloc, cudaFreeHost);
 }
 
 skss_status skss__cuda_epoch_flags_take(skss_ctx *ctx, const char *fn, size_t count,

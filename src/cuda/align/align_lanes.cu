@@ -33,32 +33,13 @@ skss_status lane_fail(skss__cuda_align_lane *lane, skss_status status, const cha
   return status;
 }
 
-cudaError_t device_alloc(void **p, size_t bytes) { return cudaMalloc(p, bytes); }
-cudaError_t host_alloc(void **p, size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocDefault); }
-
-/* device.cu's grow-only block, its failure kept in the lane: at least
- * `bytes` at *block (*have bytes), grown by half again, or to exactly
- * `bytes` when that much more does not fit. The old block is released
- * first (the lane's stream is idle: every pass waits for its copies). */
+/* A lane's grow-only block (device.cu's), its failure kept in the lane. The
+ * old block goes first: the lane's stream is idle (every pass waits for its
+ * copies). */
 skss_status grow(skss__cuda_align_lane *lane, const char *what, void **block, size_t *have, size_t bytes,
                  cudaError_t (*alloc)(void **, size_t), cudaError_t (*release)(void *)) {
-  if (bytes <= *have && *block != NULL) return SKSS_OK;
-  size_t want = bytes < *have / 2 * 3 ? *have / 2 * 3 : bytes;
-  if (*block != NULL) release(*block);
-  *block = NULL;
-  *have = 0;
-  if (alloc(block, want) != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (want == bytes || alloc(block, bytes) != cudaSuccess) {
-      (void)cudaGetLastError();
-      *block = NULL;
-      return lane_fail(lane, SKSS_ERR_OUT_OF_MEMORY, "%s: no %s for %zu bytes of a lane's scratch", FN, what,
-                       bytes);
-    }
-    want = bytes;
-  }
-  *have = want;
-  return SKSS_OK;
+  if (skss__cuda_grow(block, have, bytes, alloc, release)) return SKSS_OK;
+  return lane_fail(lane, SKSS_ERR_OUT_OF_MEMORY, "%s: no %s for %zu bytes of a lane's scratch", FN, what, bytes);
 }
 
 /* Makes lanes count..want-1 with the context's device current. */
@@ -142,10 +123,11 @@ extern "C" void skss__cuda_align_lane_leave(skss__cuda_align_lane *lane) {
 }
 
 skss_status skss__cuda_align_lane_reserve(skss__cuda_align_lane *lane, size_t dev_bytes, size_t host_bytes) {
-  skss_status st = grow(lane, "device memory", &lane->dev, &lane->dev_bytes, dev_bytes, device_alloc, cudaFree);
+  skss_status st =
+      grow(lane, "device memory", &lane->dev, &lane->dev_bytes, dev_bytes, skss__cuda_device_alloc, cudaFree);
   if (st == SKSS_OK)
-    st = grow(lane, "page-locked host memory", &lane->host, &lane->host_bytes, host_bytes, host_alloc,
-              cudaFreeHost);
+    st = grow(lane, "page-locked host memory", &lane->host, &lane->host_bytes, host_bytes,
+              skss__cuda_pinned_alloc, cudaFreeHost);
   return st;
 }
 
