@@ -70,8 +70,8 @@
  * synchronises with it, and the barrier after the acquire extends it to the
  * waiter's threads. skss's own kernels read such data with __ldcg (through
  * L2) and you may too. Waiting lanes sleep between loads (__nanosleep from
- * 32 ns doubling to 1 us). Tickets are a relaxed atomicAdd: they order rows,
- * not data.
+ * 32 ns doubling to 1 us, SKSS_CUDA_TASKARRAY_SPIN_NS_MAX). Tickets are a
+ * relaxed atomicAdd: they order rows, not data.
  */
 
 /*
@@ -109,6 +109,11 @@
  * this header: lanes then come from threadIdx.x & 31, which the compiler
  * sees through and schedules around (skss's own kernels do; the functions
  * are force-inlined, so units may choose differently).
+ *
+ * Sleeps: a waiting lane sleeps 32 ns after its first look, doubling up to
+ * SKSS_CUDA_TASKARRAY_SPIN_NS_MAX (1024 unless a unit #defines it before
+ * including this header): longer sleeps leave the issue slots to the
+ * workers, shorter ones wake closer to the publication a waiter needs.
  */
 #ifndef SKSS_CUDA_CUH
 #define SKSS_CUDA_CUH
@@ -127,6 +132,11 @@
 typedef struct skss_cuda_task {
   int row, col;
 } skss_cuda_task;
+
+/* The longest sleep of a waiting lane between two loads, ns (see above). */
+#ifndef SKSS_CUDA_TASKARRAY_SPIN_NS_MAX
+#define SKSS_CUDA_TASKARRAY_SPIN_NS_MAX 1024
+#endif
 
 /* The most predecessors a rule may name for one task. */
 #define SKSS_CUDA_TASKARRAY_MAX_DEPS 8
@@ -282,7 +292,7 @@ __device__ __forceinline__ void spin_until(const skss_cuda_taskarray_view &v, in
   /* spin-wait with acquire loads: `row` was ticketed before the waiter's row, so its worker runs. */
   while (p.load(cuda::memory_order_acquire) < done) {
     __nanosleep(ns);
-    ns = ns < 1024 ? ns * 2 : 1024;
+    ns = ns < SKSS_CUDA_TASKARRAY_SPIN_NS_MAX ? ns * 2 : SKSS_CUDA_TASKARRAY_SPIN_NS_MAX;
   }
 }
 
