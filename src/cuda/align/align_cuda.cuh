@@ -83,5 +83,10 @@ struct skss__cuda_align_lane {
  * page-locked memory at lane->host (256-byte aligned). On failure the status
  * and message are the lane's. The lane's stream holds no work on entry. */
 skss_status skss__cuda_align_lane_reserve(skss__cuda_align_lane *lane, size_t dev_bytes, size_t host_bytes);
+/* Records a failure in the lane (the first one stays) and returns status. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+skss_status skss__cuda_align_lane_fail(skss__cuda_align_lane *lane, skss_status status, const char *fmt, ...);
 
 #endif

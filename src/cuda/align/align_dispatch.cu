@@ -86,11 +86,7 @@ skss_status fail(const where &w, skss_status status, const char *fmt, ...) {
   vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
   if (w.lane == NULL) return skss__fail(w.ctx, status, "%s", text);
-  if (w.lane->status == SKSS_OK) { /* the lane keeps its first failure */
-    w.lane->status = status;
-    snprintf(w.lane->message, sizeof w.lane->message, "%s", text);
-  }
-  return status;
+  return skss__cuda_align_lane_fail(w.lane, status, "%s", text);
 }
 
 /* Evaluates a CUDA runtime call; on failure records "skss_align(): call:

@@ -20,18 +20,6 @@ namespace {
 
 const char *const FN = "skss_align()";
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-skss_status lane_fail(skss__cuda_align_lane *lane, skss_status status, const char *fmt, ...) {
-  if (lane->status != SKSS_OK) return status; /* the lane keeps its first failure */
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(lane->message, sizeof lane->message, fmt, ap);
-  va_end(ap);
-  lane->status = status;
-  return status;
-}
 
 /* A lane's grow-only block (device.cu's), its failure kept in the lane. The
  * old block goes first: the lane's stream is idle (every pass waits for its
@@ -39,7 +27,8 @@ skss_status lane_fail(skss__cuda_align_lane *lane, skss_status status, const cha
 skss_status grow(skss__cuda_align_lane *lane, const char *what, void **block, size_t *have, size_t bytes,
                  cudaError_t (*alloc)(void **, size_t), cudaError_t (*release)(void *)) {
   if (skss__cuda_grow(block, have, bytes, alloc, release)) return SKSS_OK;
-  return lane_fail(lane, SKSS_ERR_OUT_OF_MEMORY, "%s: no %s for %zu bytes of a lane's scratch", FN, what, bytes);
+  return skss__cuda_align_lane_fail(lane, SKSS_ERR_OUT_OF_MEMORY, "%s: no %s for %zu bytes of a lane's scratch", FN,
+                                    what, bytes);
 }
 
 /* Makes lanes count..want-1 with the context's device current. */
@@ -109,11 +98,13 @@ extern "C" skss_status skss__cuda_align_lane_enter(skss__cuda_align_lane *lane) 
   cudaError_t e = cudaGetDevice(&lane->saved_device);
   if (e != cudaSuccess) {
     lane->saved_device = -1;
-    return lane_fail(lane, SKSS_ERR_CUDA, "%s: cudaGetDevice(): %s", FN, cudaGetErrorString(e));
+    return skss__cuda_align_lane_fail(lane, SKSS_ERR_CUDA, "%s: cudaGetDevice(): %s", FN,
+                                      cudaGetErrorString(e));
   }
   /* every worker thread: the current device is per thread */
   if (lane->saved_device != lane->device && (e = cudaSetDevice(lane->device)) != cudaSuccess)
-    return lane_fail(lane, SKSS_ERR_CUDA, "%s: cudaSetDevice(%d): %s", FN, lane->device, cudaGetErrorString(e));
+    return skss__cuda_align_lane_fail(lane, SKSS_ERR_CUDA, "%s: cudaSetDevice(%d): %s", FN, lane->device,
+                                      cudaGetErrorString(e));
   return SKSS_OK;
 }
 
@@ -129,6 +120,16 @@ skss_status skss__cuda_align_lane_reserve(skss__cuda_align_lane *lane, size_t de
     st = grow(lane, "page-locked host memory", &lane->host, &lane->host_bytes, host_bytes,
               skss__cuda_pinned_alloc, cudaFreeHost);
   return st;
+}
+
+skss_status skss__cuda_align_lane_fail(skss__cuda_align_lane *lane, skss_status status, const char *fmt, ...) {
+  if (lane->status != SKSS_OK) return status; /* the lane keeps its first failure */
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(lane->message, sizeof lane->message, fmt, ap);
+  va_end(ap);
+  lane->status = status;
+  return status;
 }
 
 extern "C" skss_status skss__cuda_align_lane_report(skss_ctx *ctx, const skss__cuda_align_lane *lane) {
