@@ -8,6 +8,9 @@
 #ifndef SKSS_CUDA_ALIGN_CUH
 #define SKSS_CUDA_ALIGN_CUH
 
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "../common.cuh"
 #include "../taskarray.cuh"
 #include "../tuning.h"
@@ -83,10 +86,20 @@ struct skss__cuda_align_lane {
  * page-locked memory at lane->host (256-byte aligned). On failure the status
  * and message are the lane's. The lane's stream holds no work on entry. */
 skss_status skss__cuda_align_lane_reserve(skss__cuda_align_lane *lane, size_t dev_bytes, size_t host_bytes);
-/* Records a failure in the lane (the first one stays) and returns status. */
+/* Records a failure in the lane (the first one stays) and returns status.
+ * Inline: the emulated dispatch (tests/emu) links no align_lanes.cu. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-skss_status skss__cuda_align_lane_fail(skss__cuda_align_lane *lane, skss_status status, const char *fmt, ...);
+static inline skss_status skss__cuda_align_lane_fail(skss__cuda_align_lane *lane, skss_status status,
+                                                     const char *fmt, ...) {
+  if (lane->status != SKSS_OK) return status;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(lane->message, sizeof lane->message, fmt, ap);
+  va_end(ap);
+  lane->status = status;
+  return status;
+}
 
 #endif

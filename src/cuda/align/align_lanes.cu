@@ -9,8 +9,6 @@
  * calling thread reports it on the context after the join. The context
  * keeps its lanes (at most SKSS_CUDA_ALIGN_LANES) until it is destroyed.
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,16 +118,6 @@ skss_status skss__cuda_align_lane_reserve(skss__cuda_align_lane *lane, size_t de
     st = grow(lane, "page-locked host memory", &lane->host, &lane->host_bytes, host_bytes,
               skss__cuda_pinned_alloc, cudaFreeHost);
   return st;
-}
-
-skss_status skss__cuda_align_lane_fail(skss__cuda_align_lane *lane, skss_status status, const char *fmt, ...) {
-  if (lane->status != SKSS_OK) return status; /* the lane keeps its first failure */
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(lane->message, sizeof lane->message, fmt, ap);
-  va_end(ap);
-  lane->status = status;
-  return status;
 }
 
 extern "C" skss_status skss__cuda_align_lane_report(skss_ctx *ctx, const skss__cuda_align_lane *lane) {
