@@ -691,10 +691,11 @@ skss_status skss_knapsack(skss_ctx *ctx, const skss_knapsack_desc *desc, const i
   if (st == SKSS_OK && algorithm == SKSS_KNAPSACK_ALGORITHM_CORE)
     return solve_core(ctx, desc, weights, values, best_value, taken);
   /* A batch runs its instances at once, each on one thread with DP, unless
-   * the task array was asked for by name (then one after another). */
-  const bool at_once = desc->instances > 1 && algorithm != SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU;
+   * the task array was asked for by name (then one after another). AUTO
+   * becomes DP first: the cpu backend resolves it to the task array. */
   if (desc->instances > 1 && desc->algorithm == SKSS_KNAPSACK_ALGORITHM_AUTO)
     algorithm = SKSS_KNAPSACK_ALGORITHM_DP;
+  const bool at_once = desc->instances > 1 && algorithm != SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU;
   size_t most = 0;
   if (st == SKSS_OK)
     st = plan_batch(ctx, desc, algorithm, weights, values, best_value, taken, &most);
