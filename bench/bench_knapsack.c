@@ -29,8 +29,9 @@
  *    value only): strips and taskarray-cpu. The whole table is checked.
  *  - "batch": 10^4 instances of n = 100, C = 10^4, weights uniform in
  *    [1, 400] (about twice the capacity in all: it binds), values uniform in
- *    [1, 1000], with the items: strips and the cpu backend's dp (AUTO: one
- *    instance a thread). Every instance's optimum and items are checked.
+ *    [1, 1000], with the items: strips and the cpu backend's dp and core
+ *    (each an instance a thread; AUTO there is core). Every instance's
+ *    optimum and items are checked (core's: feasible, of the optimum's value).
  * Suite knapsack-classes: one optimum with its items on Pisinger's classes
  * ("Where are the hard knapsack problems?", Computers & Operations Research
  * 32(9), 2005), C = half the total weight, item k from bench_hash(seed, k):
@@ -227,8 +228,8 @@ static int add_all_capacities(const bench_config *cfg, bench_cases *out) {
 }
 
 /* Many small instances in one call, with the items: strips and the cpu
- * backend's dp (an instance a thread; taskarray-cpu would run them one
- * after another). */
+ * backend's dp and core (each an instance a thread; taskarray-cpu would run
+ * them one after another; AUTO on the cpu backend is core here). */
 static int add_batch(const bench_config *cfg, bench_cases *out) {
   const knapsack_uniform u = {100, 10000, cfg->quick ? 100 : 10000, 400, 1, 1000, 0, 0};
   bench_case *c = add_uniform_case(out, &u, "batch");
@@ -239,7 +240,7 @@ static int add_batch(const bench_config *cfg, bench_cases *out) {
   bench_format_count(c_text, sizeof c_text, u.capacity);
   snprintf(c->variant, sizeof c->variant, "uncorrelated, with items");
   snprintf(c->size, sizeof c->size, "%s x n=%s C=%s", b_text, n_text, c_text);
-  c->algorithms = ALG(SKSS_KNAPSACK_ALGORITHM_DP) | STRIPS;
+  c->algorithms = ALG(SKSS_KNAPSACK_ALGORITHM_DP) | ALG(SKSS_KNAPSACK_ALGORITHM_CORE) | STRIPS;
   c->backends = BACKEND(SKSS_BACKEND_CPU) | BACKEND(SKSS_BACKEND_CUDA);
   c->p.knapsack.reference_on_cpu = 1;
   return 0;
@@ -422,7 +423,7 @@ static int knapsack_alloc(knapsack_job *job, char err[BENCH_ERRLEN]) {
 
 /* The reference into ref_best, ref_taken and ref_table: on cpu-ref with its
  * algorithm, or (reference_on_cpu) on a cpu backend context of --threads
- * threads with AUTO. Records the call's seconds in c->ref_s. */
+ * threads with AUTO (dp for a batch). Records the call's seconds in c->ref_s. */
 static int knapsack_reference(knapsack_job *job, bench_case *c, const bench_config *cfg, skss_ctx *ref,
                               char err[BENCH_ERRLEN]) {
   skss_knapsack_desc d = job->desc;
@@ -441,7 +442,8 @@ static int knapsack_reference(knapsack_job *job, bench_case *c, const bench_conf
       return -1;
     }
     ctx = own;
-    d.algorithm = SKSS_KNAPSACK_ALGORITHM_AUTO;
+    /* a batch: dp, whose item sets are the rule's (AUTO may run core there) */
+    d.algorithm = d.instances > 1 ? SKSS_KNAPSACK_ALGORITHM_DP : SKSS_KNAPSACK_ALGORITHM_AUTO;
   }
   d.values_by_capacity = job->ref_table;
   double t0 = bench_now();

@@ -551,17 +551,21 @@ typedef struct skss_knapsack_desc {
 #define SKSS_KNAPSACK_DESC_INIT \
   { sizeof(skss_knapsack_desc), 0, 0, 0, 0, SKSS_KNAPSACK_ALGORITHM_AUTO, NULL, 1, 0 }
 
-/* AUTO is CORE on the CPU backend for one instance without values_by_capacity
- * (with the items or value only), else DP (CPU_REF: always DP, the oracle)
- * or the backend's AUTO. Weights and values must be >= 0; the sum of an
+/* AUTO is CORE on the CPU backend without values_by_capacity (with the items
+ * or value only) for one instance, and for a batch of instances of at least
+ * 64 items and a capacity of at least 4096; else DP (CPU_REF: always DP, the
+ * oracle) or the backend's AUTO. Weights and values must be >= 0; the sum of an
  * instance's values must fit int64 (else SKSS_ERR_OVERFLOW). Writes the optimum to *best_value and,
  * unless value_only, taken[j] = 1 for chosen items and 0 otherwise (n bytes).
  * With desc->values_by_capacity, also the optimum for every capacity 0..C
  * (the whole last row of the table, in the same pass; it must not overlap
  * the other buffers; its memory is the caller's, outside max_bytes). The CPU
  * backend runs a batch's instances on its threads at once, one instance a
- * thread with DP (algorithms AUTO and DP; TASKARRAY_CPU runs them one after
- * another on all threads), and max_bytes bounds all of them together. On the
+ * thread with DP or CORE (TASKARRAY_CPU runs them one after another on all
+ * threads), and max_bytes bounds all of them together: with CORE each of W
+ * threads searches within max_bytes / W, and an instance that needs more is
+ * searched again alone afterwards, so a batch fails only where a call of
+ * its own would (and then with that call's error). On the
  * CUDA backend every pointer may be host or device memory; the items are
  * checked and reduced on the host, on the context's threads (device inputs
  * are copied there first), the DP and the walk back run on the device, and

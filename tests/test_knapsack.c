@@ -71,7 +71,10 @@ static const config CONFIGS[] = {
     {SKSS_BACKEND_CPU, 3, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU},     {SKSS_BACKEND_CPU, 5, SKSS_KNAPSACK_ALGORITHM_TASKARRAY_CPU},
     {SKSS_BACKEND_CPU, 2, SKSS_KNAPSACK_ALGORITHM_AUTO},
     {SKSS_BACKEND_CPU_REF, 1, SKSS_KNAPSACK_ALGORITHM_CORE},          {SKSS_BACKEND_CPU, 1, SKSS_KNAPSACK_ALGORITHM_CORE},
+    {SKSS_BACKEND_CPU, 3, SKSS_KNAPSACK_ALGORITHM_CORE},
 };
+/* The configs that run CORE by name: the last three. */
+#define FIRST_CORE (NCONFIGS - 3)
 #define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
 
 /* Whether config k's one-instance calls without a table run CORE, whose set
@@ -760,7 +763,7 @@ static void check_core(const fixture *f, const tu_knapsack *in) {
   TU_OK(f->ctx[2], solve(f, 2, in, 1, 0, &want, NULL));
   uint8_t *taken = malloc((size_t)in->n + 1);
   assert_non_null(taken);
-  for (int k = NCONFIGS - 2; k < NCONFIGS; k++) {
+  for (int k = FIRST_CORE; k < NCONFIGS; k++) {
     int64_t best, best_vo;
     TU_OK(f->ctx[k], solve(f, k, in, 0, 0, &best, taken));
     TU_OK(f->ctx[k], solve(f, k, in, 1, 0, &best_vo, NULL));
@@ -825,7 +828,7 @@ static void test_core_edges(void **state) {
   for (int64_t j = 0; j < 16; j++) in.w[j] = tu_range(&r, 1, BIG_C / 8), in.v[j] = tu_range(&r, 1, 1 << 30);
   const int64_t want = brute_force(&in);
   uint8_t taken[17];
-  for (int k = NCONFIGS - 2; k < NCONFIGS; k++) {
+  for (int k = FIRST_CORE; k < NCONFIGS; k++) {
     int64_t best;
     TU_OK(f->ctx[k], solve(f, k, &in, 0, 0, &best, taken));
     assert_int_equal(best, want);
@@ -897,6 +900,79 @@ static void test_core_large(void **state) {
   }
 }
 
+/* A batch by core on several threads (an instance a thread at a time) gives
+ * what calls of their own give; an instance that needs more than its share
+ * of max_bytes is solved again alone (so the batch fails only where a call
+ * of its own would); a failing instance's message reaches the context. */
+static void test_core_batch_at_once(void **state) {
+  fixture *f = *state;
+  const int k3 = NCONFIGS - 1; /* CORE on 3 threads */
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 15);
+  enum { COUNT = 7, N = 150 };
+  const int64_t cap = 20000;
+  int64_t *w = malloc(sizeof(int64_t) * COUNT * N), *v = malloc(sizeof(int64_t) * COUNT * N);
+  uint8_t *taken = malloc(COUNT * N), one_taken[N];
+  int64_t best[COUNT], one_best;
+  assert_true(w && v && taken);
+  for (int i = 0; i < COUNT; i++) {
+    tu_knapsack in = tu_knapsack_random(&r, (tu_knapsack_kind)(i % 3), N, 1000, cap);
+    memcpy(w + i * N, in.w, sizeof(int64_t) * N);
+    memcpy(v + i * N, in.v, sizeof(int64_t) * N);
+    tu_knapsack_free(&in);
+  }
+  skss_knapsack_desc d = SKSS_KNAPSACK_DESC_INIT;
+  d.n_items = N;
+  d.capacity = cap;
+  d.algorithm = SKSS_KNAPSACK_ALGORITHM_CORE;
+  /* the smallest max_bytes instance 0 runs in alone */
+  skss_knapsack_desc one = d;
+  int64_t lo = 1, hi = (int64_t)1 << 30;
+  while (hi - lo > 1) {
+    one.max_bytes = lo + (hi - lo) / 2;
+    if (skss_knapsack(f->ctx[k3], &one, w, v, &one_best, one_taken) == SKSS_OK) hi = one.max_bytes;
+    else lo = one.max_bytes;
+  }
+  const int64_t least = hi;
+  /* three copies of instance 0: at 2 x least each of 3 threads' share is too small */
+  for (int i = 1; i < 3; i++) {
+    memcpy(w + i * N, w, sizeof(int64_t) * N);
+    memcpy(v + i * N, v, sizeof(int64_t) * N);
+  }
+  for (int round = 0; round < 2; round++) {
+    d.instances = round == 0 ? COUNT : 3;
+    d.max_bytes = round == 0 ? 0 : 2 * least;
+    memset(taken, POISON, COUNT * N);
+    TU_OK(f->ctx[k3], skss_knapsack(f->ctx[k3], &d, w, v, best, taken));
+    one.max_bytes = d.max_bytes;
+    for (int i = 0; i < d.instances; i++) {
+      TU_OK(f->ctx[k3], skss_knapsack(f->ctx[k3], &one, w + i * N, v + i * N, &one_best, one_taken));
+      if (best[i] != one_best || memcmp(taken + i * N, one_taken, N) != 0)
+        TU_FAIL("round %d: instance %d differs from a call of its own (best %lld, alone %lld)", round, i,
+                (long long)best[i], (long long)one_best);
+    }
+  }
+  d.instances = 3;
+  d.max_bytes = least - 1; /* too small alone too */
+  expect_error(f, k3, &d, w, v, best, taken, SKSS_ERR_OUT_OF_MEMORY, "max_bytes");
+  /* instances 2 and 4 cannot run core (their items do not all fit in a capacity over INT64_MAX / 4) */
+  d.instances = 6;
+  d.max_bytes = 0;
+  d.n_items = 5;
+  d.capacity = INT64_MAX / 2;
+  for (int i = 0; i < 6 * 5; i++) {
+    w[i] = (i / 5 == 2 || i / 5 == 4) ? (int64_t)1 << 60 : 1 + i;
+    v[i] = 1 + i % 5;
+  }
+  const skss_status st = skss_knapsack(f->ctx[k3], &d, w, v, best, taken);
+  const char *msg = skss_ctx_last_error(f->ctx[k3]);
+  if (st != SKSS_ERR_OVERFLOW || strstr(msg, "skss_knapsack(): ") != msg || strstr(msg, "capacity <=") == NULL)
+    TU_FAIL("got %s \"%s\", expected overflow with \"capacity <=\"", skss_status_string(st), msg);
+  free(w);
+  free(v);
+  free(taken);
+}
+
 /* The time limit stops a hard search with SKSS_ERR_TIMEOUT and writes
  * nothing; a table is refused; max_bytes bounds the states; an old desc
  * size (before time_limit_ms) still works. */
@@ -958,7 +1034,7 @@ int main(void) {
       cmocka_unit_test(test_allocation_failure), cmocka_unit_test(test_misuse),
       cmocka_unit_test(test_core_classes),      cmocka_unit_test(test_core_edges),
       cmocka_unit_test(test_core_hard),         cmocka_unit_test(test_core_large),
-      cmocka_unit_test(test_core_misuse),
+      cmocka_unit_test(test_core_batch_at_once), cmocka_unit_test(test_core_misuse),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

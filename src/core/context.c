@@ -34,11 +34,24 @@ const char *skss_status_string(skss_status status) {
   return "unknown status";
 }
 
+/* Where skss__fail() writes on this thread instead of the context (NULL:
+ * the context): a worker of a call keeps its own message, which the calling
+ * thread reports after the join. */
+static _Thread_local char *fail_sink;
+static _Thread_local size_t fail_sink_size;
+
+void skss__fail_to(char *sink, size_t size) {
+  fail_sink = sink;
+  fail_sink_size = size;
+}
+
 skss_status skss__fail(skss_ctx *ctx, skss_status status, const char *fmt, ...) {
-  if (ctx != NULL) {
+  char *out = fail_sink != NULL ? fail_sink : ctx != NULL ? ctx->error : NULL;
+  const size_t size = fail_sink != NULL ? fail_sink_size : sizeof ctx->error;
+  if (out != NULL) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+    vsnprintf(out, size, fmt, ap);
     va_end(ap);
   }
   return status;
@@ -90,6 +103,8 @@ static void default_free(void *ptr, void *user) {
   (void)user;
   free(ptr);
 }
+
+bool skss__alloc_thread_safe(const skss_ctx *ctx) { return ctx->alloc.alloc == default_alloc; }
 
 void *skss__alloc(skss_ctx *ctx, size_t bytes) {
   return ctx->alloc.alloc(bytes == 0 ? 1 : bytes, 64, ctx->alloc.user_data);

@@ -41,7 +41,13 @@ skss_status skss__fail(skss_ctx *ctx, skss_status status, const char *fmt, ...)
     ;
 /* Clears the last error at the start of a public call. */
 void skss__clear_error(skss_ctx *ctx);
+/* Sends this thread's later skss__fail() messages to sink (size bytes)
+ * instead of the context, until called with NULL (workers of a call). */
+void skss__fail_to(char *sink, size_t size);
 
+/* Whether the context's allocator is malloc's (callable from several
+ * threads at once), not hooks of the caller's. */
+bool skss__alloc_thread_safe(const skss_ctx *ctx);
 /* Host memory through the context's allocator (64-byte aligned). */
 void *skss__alloc(skss_ctx *ctx, size_t bytes);
 void skss__free(skss_ctx *ctx, void *ptr);

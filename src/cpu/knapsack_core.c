@@ -8,6 +8,7 @@
  * per-state Lagrangian cut. Sequential. Derivations and measurements:
  * docs/algorithms/knapsack.md, docs/performance.md (issue 25).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,6 +58,7 @@ typedef struct cut_side {
 
 typedef struct solver {
   skss_ctx *ctx;
+  pthread_mutex_t *alloc_lock; /* the caller's, when instances are solved at once (else NULL) */
   item *it;
   int64_t n, cap;
   int64_t b, wb, pb;      /* break item; weight and profit of items 0..b-1 */
@@ -97,6 +99,22 @@ typedef struct solver {
   struct timespec deadline;
   bool timed;
 } solver;
+
+/* The context's allocator, one caller at a time when instances run at once
+ * (allocator hooks need not be thread-safe). */
+static void *core_alloc(solver *q, size_t bytes) {
+  if (q->alloc_lock != NULL) pthread_mutex_lock(q->alloc_lock);
+  void *p = skss__alloc(q->ctx, bytes);
+  if (q->alloc_lock != NULL) pthread_mutex_unlock(q->alloc_lock);
+  return p;
+}
+
+static void core_free(solver *q, void *p) {
+  if (p == NULL) return;
+  if (q->alloc_lock != NULL) pthread_mutex_lock(q->alloc_lock);
+  skss__free(q->ctx, p);
+  if (q->alloc_lock != NULL) pthread_mutex_unlock(q->alloc_lock);
+}
 
 /* Equal efficiencies in an order that mixes weights (subset sum wants them
  * mixed near the break item) yet keeps copies of an item together. */
@@ -293,12 +311,12 @@ static skss_status grow(solver *q, int64_t need) {
                       "skss_knapsack(): the core algorithm's state lists need more than max_bytes = "
                       "%lld bytes (%lld states); raise max_bytes",
                       (long long)q->max_bytes, (long long)need);
-  state *a = skss__alloc(q->ctx, bytes);
+  state *a = core_alloc(q, bytes);
   if (a == NULL)
     return skss__fail(q->ctx, SKSS_ERR_OUT_OF_MEMORY,
                       "skss_knapsack(): no memory for %zu bytes of core states", bytes);
   if (q->na > 0) memcpy(a, q->a, sizeof(state) * (size_t)q->na);
-  if (q->block != NULL) skss__free(q->ctx, q->block);
+  if (q->block != NULL) core_free(q, q->block);
   q->block = a;
   q->a = a;
   q->o = a + room;
@@ -672,10 +690,10 @@ static skss_status cut_prepare(solver *q) {
   }
   if (q->cut[0].items == NULL) /* kept for the re-solves (no more items) */
     for (int c = 0; c < 2; c++) {
-      q->cut[c].items = skss__alloc(q->ctx, sizeof(item) * (size_t)(q->n + 1));
-      q->cut[c].out = skss__alloc(q->ctx, sizeof(item) * (size_t)(q->n + 1));
-      q->cut[c].w = skss__alloc(q->ctx, sizeof(i128) * (size_t)(q->n + 1));
-      q->cut[c].q = skss__alloc(q->ctx, sizeof(i128) * (size_t)(q->n + 1));
+      q->cut[c].items = core_alloc(q, sizeof(item) * (size_t)(q->n + 1));
+      q->cut[c].out = core_alloc(q, sizeof(item) * (size_t)(q->n + 1));
+      q->cut[c].w = core_alloc(q, sizeof(i128) * (size_t)(q->n + 1));
+      q->cut[c].q = core_alloc(q, sizeof(i128) * (size_t)(q->n + 1));
       if (q->cut[c].items == NULL || q->cut[c].out == NULL || q->cut[c].w == NULL || q->cut[c].q == NULL)
         return skss__fail(q->ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_knapsack(): no memory for core bounds");
     }
@@ -976,15 +994,15 @@ static int64_t mark_solution(const solver *q, uint8_t *chosen, uint8_t *fixed) {
 
 static skss_status alloc_solver(solver *q, skss__knap_core *args) {
   const int64_t n = args->items;
-  q->it = skss__alloc(q->ctx, sizeof(item) * (size_t)n);
-  q->lstack = skss__alloc(q->ctx, sizeof(span) * (size_t)(n + 1));
-  q->rstack = skss__alloc(q->ctx, sizeof(span) * (size_t)(n + 1));
-  q->hist = skss__alloc(q->ctx, sizeof(int64_t) * (size_t)(n + 1));
-  q->copies = skss__alloc(q->ctx, sizeof(int64_t) * (size_t)(n + 1));
-  q->xs = skss__alloc(q->ctx, sizeof(int64_t) * (size_t)(n + 1));
-  q->lp = skss__alloc(q->ctx, sizeof(item) * (size_t)(n + 1));
-  q->byw = skss__alloc(q->ctx, sizeof(item) * (size_t)(n + 1));
-  q->mark = skss__alloc(q->ctx, (size_t)(n + 1));
+  q->it = core_alloc(q, sizeof(item) * (size_t)n);
+  q->lstack = core_alloc(q, sizeof(span) * (size_t)(n + 1));
+  q->rstack = core_alloc(q, sizeof(span) * (size_t)(n + 1));
+  q->hist = core_alloc(q, sizeof(int64_t) * (size_t)(n + 1));
+  q->copies = core_alloc(q, sizeof(int64_t) * (size_t)(n + 1));
+  q->xs = core_alloc(q, sizeof(int64_t) * (size_t)(n + 1));
+  q->lp = core_alloc(q, sizeof(item) * (size_t)(n + 1));
+  q->byw = core_alloc(q, sizeof(item) * (size_t)(n + 1));
+  q->mark = core_alloc(q, (size_t)(n + 1));
   q->room = 0;
   q->na = 0;
   q->a = q->block = NULL;
@@ -997,21 +1015,21 @@ static skss_status alloc_solver(solver *q, skss__knap_core *args) {
 }
 
 static void free_solver(solver *q) {
-  skss__free(q->ctx, q->it);
-  skss__free(q->ctx, q->lstack);
-  skss__free(q->ctx, q->rstack);
-  skss__free(q->ctx, q->hist);
-  skss__free(q->ctx, q->copies);
-  skss__free(q->ctx, q->xs);
-  skss__free(q->ctx, q->lp);
-  skss__free(q->ctx, q->byw);
-  skss__free(q->ctx, q->mark);
-  if (q->block != NULL) skss__free(q->ctx, q->block);
+  core_free(q, q->it);
+  core_free(q, q->lstack);
+  core_free(q, q->rstack);
+  core_free(q, q->hist);
+  core_free(q, q->copies);
+  core_free(q, q->xs);
+  core_free(q, q->lp);
+  core_free(q, q->byw);
+  core_free(q, q->mark);
+  if (q->block != NULL) core_free(q, q->block);
   for (int c = 0; c < 2; c++) {
-    skss__free(q->ctx, q->cut[c].items);
-    skss__free(q->ctx, q->cut[c].out);
-    skss__free(q->ctx, q->cut[c].w);
-    skss__free(q->ctx, q->cut[c].q);
+    core_free(q, q->cut[c].items);
+    core_free(q, q->cut[c].out);
+    core_free(q, q->cut[c].w);
+    core_free(q, q->cut[c].q);
   }
 }
 
@@ -1041,6 +1059,7 @@ skss_status skss__knapsack_core(skss_ctx *ctx, skss__knap_core *args) {
   solver q;
   memset(&q, 0, sizeof q);
   q.ctx = ctx;
+  q.alloc_lock = args->alloc_lock;
   q.max_bytes = args->max_bytes;
   q.timed = args->time_limit_ms > 0;
   if (q.timed) {
@@ -1055,7 +1074,7 @@ skss_status skss__knapsack_core(skss_ctx *ctx, skss__knap_core *args) {
   skss_status st = alloc_solver(&q, args);
   uint8_t *fixed = NULL;
   if (st == SKSS_OK && args->chosen != NULL) {
-    fixed = skss__alloc(ctx, (size_t)args->items + 1);
+    fixed = core_alloc(&q, (size_t)args->items + 1);
     if (fixed == NULL) st = skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "skss_knapsack(): no memory");
     else memset(fixed, 0, (size_t)args->items + 1);
   }
@@ -1102,7 +1121,7 @@ skss_status skss__knapsack_core(skss_ctx *ctx, skss__knap_core *args) {
     first = false;
   }
   args->best = got;
-  skss__free(ctx, fixed);
+  core_free(&q, fixed);
   free_solver(&q);
   return st;
 }

@@ -22,6 +22,7 @@
 #ifndef SKSS_KNAPSACK_IMPL_H
 #define SKSS_KNAPSACK_IMPL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -108,6 +109,7 @@ typedef struct skss__knap_core {
   int64_t max_bytes, time_limit_ms;
   uint8_t *chosen; /* NULL (value only) or OUT: chosen[k] = 1 for chosen item k */
   int64_t best;    /* OUT */
+  pthread_mutex_t *alloc_lock; /* held around the context's allocator (instances at once), or NULL */
 } skss__knap_core;
 skss_status skss__knapsack_core(skss_ctx *ctx, skss__knap_core *args);
 
