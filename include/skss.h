@@ -401,7 +401,8 @@ typedef enum skss_halftone_algorithm {
   SKSS_HALFTONE_ALGORITHM_ED_RC = 3, /* error diffusion with register caching */
   SKSS_HALFTONE_ALGORITHM_EC_RC = 4, /* error collection with register caching */
   /* ours, CPU: */
-  SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU = 5, /* rows by ticket, each a slope behind */
+  SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU = 5, /* rows by ticket, each a slope behind; a batch
+                                                of >= threads images: an image a thread */
   /* Kasagi, Nakano, Ito (parallel error diffusion), CUDA, on global memory: */
   SKSS_HALFTONE_ALGORITHM_PED3 = 16,        /* 3-delay parallel error diffusion */
   SKSS_HALFTONE_ALGORITHM_PED2_ATOMIC = 17, /* 2-delay PED, pushes by atomicAdd */

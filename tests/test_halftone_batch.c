@@ -5,7 +5,8 @@
  * images; test_backends.c runs every other backend's batches against it),
  * padding between rows and images stays untouched, packed strides default
  * to height * pitch, a desc of the size before the batch fields means one
- * image, and every misuse (negative count or stride, a stride shorter than
+ * image, the cpu backend's task array (an image a thread once there are
+ * as many images as threads) matches CPU_REF, and every misuse (negative count or stride, a stride shorter than
  * an image, an extent past size_t, overlap across the batch) fails with a
  * clear message and leaves the outputs alone.
  */
@@ -70,6 +71,28 @@ static void test_batch_matches_single_images(void **state) {
       check_batch(ref, ref, &r, shapes[s][0], shapes[s][1], shapes[s][2], o, (skss_dither_kernel)k,
                   SKSS_HALFTONE_ALGORITHM_AUTO);
     }
+  skss_ctx_destroy(ref);
+}
+
+/* The cpu backend's task array runs a batch of at least as many images as
+ * threads an image a thread, fewer on all threads: both give the bytes of
+ * single CPU_REF calls, every kernel, BYTES and BITS, padded strides. */
+static void test_cpu_batch_images_at_once(void **state) {
+  (void)state;
+  skss_ctx *ref = tu_ctx(SKSS_BACKEND_CPU_REF, 1);
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 2);
+  const int64_t shapes[][3] = {{1, 1, 5}, {33, 31, 7}, {40, 70, 2}, {9, 200, 4}, {64, 17, 3}};
+  for (int threads = 2; threads <= 3; threads++) {
+    skss_ctx *cpu = tu_ctx(SKSS_BACKEND_CPU, threads);
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+      for (int k = 0; k < SKSS_DITHER_KERNEL_COUNT; k++) {
+        const skss_halftone_output o = (skss_halftone_output)((s + (size_t)k + (size_t)threads) % 2);
+        check_batch(cpu, ref, &r, shapes[s][0], shapes[s][1], shapes[s][2], o, (skss_dither_kernel)k,
+                    k % 2 ? SKSS_HALFTONE_ALGORITHM_AUTO : SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU);
+      }
+    skss_ctx_destroy(cpu);
+  }
   skss_ctx_destroy(ref);
 }
 
@@ -149,6 +172,7 @@ static void test_misuse(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_batch_matches_single_images),
+      cmocka_unit_test(test_cpu_batch_images_at_once),
       cmocka_unit_test(test_packed_defaults),
       cmocka_unit_test(test_desc_before_the_batch_fields),
       cmocka_unit_test(test_misuse),

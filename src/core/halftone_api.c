@@ -9,11 +9,13 @@
  * skss_dither_kernel_get_info() and skss_dither_kernel_from_name() read the
  * kernel table.
  */
+#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "backend_cuda.h"
 #include "cpu/halftone_impl.h"
+#include "cpu/threadpool.h"
 #include "dither_kernels.h"
 #include "internal.h"
 
@@ -121,9 +123,45 @@ static skss_status cpu_scratch(skss_ctx *ctx, skss__halftone_job *job) {
   return SKSS_OK;
 }
 
-/* The CPU backends: the batch's images one after the other. */
+/* A batch of the task array with at least as many images as threads: an
+ * image a thread at a time, each on its thread alone in its own slice of the
+ * scratch (no strips waiting on other cores, no pipeline to fill per image). */
+typedef struct images_job {
+  const skss__halftone_job *job;
+  int64_t images;
+  size_t in_stride, out_stride, slice;
+  uint8_t *scratch;
+  _Atomic int64_t next; /* why: images finish at different times; hand them out one at a time */
+} images_job;
+
+static void images_worker(int worker, int workers, void *arg) {
+  (void)workers;
+  images_job *b = arg;
+  skss__halftone_job one = *b->job;
+  one.scratch = b->scratch + (size_t)worker * b->slice;
+  for (int64_t k = atomic_fetch_add(&b->next, 1); k < b->images; k = atomic_fetch_add(&b->next, 1)) {
+    one.in = b->job->in + (size_t)k * b->in_stride;
+    one.out = b->job->out + (size_t)k * b->out_stride;
+    skss__halftone_taskarray_alone(&one);
+  }
+}
+
+/* The CPU backends: the batch's images one after the other, each on all
+ * threads, or (the task array, images >= threads) an image a thread. */
 static skss_status run_cpu(skss_ctx *ctx, skss_halftone_algorithm alg, skss__halftone_job *job,
                            int64_t images, size_t in_stride, size_t out_stride) {
+  if (alg == SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU && ctx->threads > 1 && images >= ctx->threads) {
+    images_job b = {job, images, in_stride, out_stride, (job->scratch_bytes + 63) / 64 * 64, NULL, 0};
+    size_t bytes;
+    if (!skss__mul_size(b.slice, (size_t)ctx->threads, &bytes))
+      return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: scratch memory for %d images at once overflows size_t", FN,
+                        ctx->threads);
+    b.scratch = skss__scratch(ctx, bytes);
+    if (b.scratch == NULL)
+      return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for %zu bytes of scratch", FN, bytes);
+    skss__parallel(ctx, ctx->threads, images_worker, &b);
+    return SKSS_OK;
+  }
   skss_status st = cpu_scratch(ctx, job);
   if (st != SKSS_OK) return st;
   const uint8_t *in = job->in;

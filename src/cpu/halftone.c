@@ -186,19 +186,30 @@ static void ta_worker(int worker, int workers, void *arg) {
 #undef RUN_STRIPS
 }
 
-void skss__halftone_taskarray(skss_ctx *ctx, const skss__halftone_job *job) {
-  ta_run run;
-  run.job = job;
-  run.stride = ta_stride(job->width);
-  run.ring = job->scratch;
+/* The run's ring, strip counters and byte rows in job->scratch. */
+static void ta_prepare(ta_run *run, const skss__halftone_job *job) {
+  run->job = job;
+  run->stride = ta_stride(job->width);
+  run->ring = job->scratch;
   /* The ring first (64-byte aligned rows), then the strip counters, then the
    * byte rows. */
-  size_t ring_bytes = RING * run.stride * sizeof *run.ring;
+  size_t ring_bytes = RING * run->stride * sizeof *run->ring;
   int64_t strips = strips_of(job->height);
-  memset(run.ring, 0, ring_bytes);
-  skss__rowsync_init(&run.sync, strips, (uint8_t *)job->scratch + ring_bytes);
-  run.byte_rows = job->output == SKSS_HALFTONE_OUTPUT_BITS
-                      ? (uint8_t *)job->scratch + ring_bytes + skss__rowsync_bytes(strips)
-                      : NULL;
+  memset(run->ring, 0, ring_bytes);
+  skss__rowsync_init(&run->sync, strips, (uint8_t *)job->scratch + ring_bytes);
+  run->byte_rows = job->output == SKSS_HALFTONE_OUTPUT_BITS
+                       ? (uint8_t *)job->scratch + ring_bytes + skss__rowsync_bytes(strips)
+                       : NULL;
+}
+
+void skss__halftone_taskarray_alone(const skss__halftone_job *job) {
+  ta_run run;
+  ta_prepare(&run, job);
+  ta_worker(0, 1, &run);
+}
+
+void skss__halftone_taskarray(skss_ctx *ctx, const skss__halftone_job *job) {
+  ta_run run;
+  ta_prepare(&run, job);
   skss__parallel(ctx, workers_for(ctx, job->height), ta_worker, &run);
 }

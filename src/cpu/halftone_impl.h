@@ -154,5 +154,8 @@ bool skss__halftone_taskarray_scratch(const skss_ctx *ctx, const skss__halftone_
                                       size_t *bytes);
 /* SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU on the context's threads. */
 void skss__halftone_taskarray(skss_ctx *ctx, const skss__halftone_job *job);
+/* The same on the calling thread alone (the strips in order, no waits), in
+ * job->scratch of skss__halftone_taskarray_scratch() bytes. */
+void skss__halftone_taskarray_alone(const skss__halftone_job *job);
 
 #endif
