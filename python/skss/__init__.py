@@ -251,13 +251,16 @@ def _items(sp, name, x):
 
 def knapsack(weights, values, capacity: int, value_only: bool = False, *, by_capacity: bool = False,
              algorithm: str = "auto", max_bytes: int = 0, ctx: Context | None = None):
-    """0-1 knapsack, exactly, by dynamic programming.
+    """0-1 knapsack, exactly: by dynamic programming, or one optimum by core.
 
     ``weights`` and ``values`` are non-negative integers of length n (or K x n
     for a batch of K instances with the same capacity). Returns ``(value,
-    taken)``: the optimum and a boolean mask of the chosen items (the same
-    set on every backend), or the value alone with ``value_only=True``; for a
-    batch, arrays of K. ``by_capacity=True`` appends the optimum for every
+    taken)``: the optimum and a boolean mask of the chosen items, or the
+    value alone with ``value_only=True``; for a batch, arrays of K. The DP
+    algorithms choose the same set on every backend; ``"auto"`` on the CPU
+    backend runs ``"core"`` (a search around the break item) for one instance
+    and for batches of at least 64 items and capacity 4096, whose set is an
+    optimal one of its own choosing. ``by_capacity=True`` appends the optimum for every
     capacity 0..C (an int64 array of C + 1, or K x (C + 1)). With GPU arrays
     the masks and tables are arrays of their library on their device; the
     value of one instance is a Python int (the call waits for it).
