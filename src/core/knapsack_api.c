@@ -698,7 +698,6 @@ static void core_worker(int worker, int workers, void *arg) {
   (void)workers;
   core_job *job = arg;
   char *mem = job->mem + (size_t)worker * job->stride;
-  job->first[worker].instance = INT64_MAX;
   skss__fail_to(job->first[worker].error, sizeof job->first[worker].error);
   for (int64_t k = atomic_fetch_add(&job->next, 1); k < job->d->instances && k < atomic_load(&job->failed);
        k = atomic_fetch_add(&job->next, 1)) {
@@ -756,6 +755,7 @@ static skss_status solve_core(skss_ctx *ctx, const skss_knapsack_desc *d, const 
   job.first = (void *)(mem + (size_t)workers * stride);
   job.again = (uint8_t *)(mem + (size_t)workers * stride + firsts);
   memset(job.again, 0, (size_t)d->instances);
+  for (int w = 0; w < workers; w++) job.first[w].instance = INT64_MAX;
   atomic_init(&job.next, 0);
   atomic_init(&job.failed, INT64_MAX);
   if (pthread_mutex_init(&job.lock, NULL) != 0)
