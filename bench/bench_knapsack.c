@@ -499,9 +499,11 @@ static skss_status knapsack_run(void *p, skss_ctx *ctx, int algorithm) {
   skss_knapsack_desc d = job->desc;
   d.algorithm = (skss_knapsack_algorithm)algorithm;
   d.values_by_capacity = job->table;
+  /* AUTO on the cpu backend runs core as skss.h says: one instance, or a batch of 64+ items, C >= 4096 */
   job->any_set = algorithm == SKSS_KNAPSACK_ALGORITHM_CORE ||
-                 (algorithm == SKSS_KNAPSACK_ALGORITHM_AUTO && job->instances == 1 && job->table == NULL &&
-                  skss_ctx_op_backend(ctx, SKSS_OP_KNAPSACK) == SKSS_BACKEND_CPU);
+                 (algorithm == SKSS_KNAPSACK_ALGORITHM_AUTO && job->table == NULL &&
+                  skss_ctx_op_backend(ctx, SKSS_OP_KNAPSACK) == SKSS_BACKEND_CPU &&
+                  (job->instances == 1 || (d.n_items >= 64 && d.capacity >= 4096)));
   return skss_knapsack(ctx, &d, job->weights, job->values, job->best, d.value_only ? NULL : job->taken);
 }
 

@@ -12,8 +12,9 @@
  *    Outputs are left untouched by argument errors detected before any work.
  *  - The library never prints, exits or aborts. Its only state outside a
  *    context is the reason for the calling thread's last failed
- *    skss_ctx_create() (thread-local) and the CPU's instruction sets,
- *    detected once per process.
+ *    skss_ctx_create() (thread-local), where a context's worker thread puts
+ *    an error message until the calling thread reports it (thread-local),
+ *    and the CPU's instruction sets, detected once per process.
  *  - A context is used by one host thread at a time; distinct contexts are
  *    independent and may be used from different threads at once.
  *  - Sizes are int64_t and checked: negative sizes, and sizes whose byte count
@@ -114,7 +115,9 @@ SKSS_API int skss_backend_available(skss_backend backend);
 SKSS_API int skss_backend_built(skss_backend backend);
 
 /* Optional allocator hooks for the context's host memory. `alloc` returns
- * memory aligned to at least `align` bytes (a power of two <= 4096) or NULL. */
+ * memory aligned to at least `align` bytes (a power of two <= 4096) or NULL.
+ * The hooks may be called from the context's worker threads (never two
+ * calls at once), not only from the thread that called the library. */
 typedef struct skss_allocator {
   void *(*alloc)(size_t bytes, size_t align, void *user_data);
   void (*free)(void *ptr, void *user_data);
@@ -565,8 +568,11 @@ typedef struct skss_knapsack_desc {
  * thread with DP or CORE (TASKARRAY_CPU runs them one after another on all
  * threads), and max_bytes bounds all of them together: with CORE each of W
  * threads searches within max_bytes / W, and an instance that needs more is
- * searched again alone afterwards, so a batch fails only where a call of
- * its own would (and then with that call's error). On the
+ * searched again alone afterwards, so a batch runs out of memory only where
+ * a call of its own would (time_limit_ms is each instance's, in wall-clock
+ * time, while instances share the cores). A failed batch reports its
+ * lowest failed instance's error; other instances' outputs may have been
+ * written. On the
  * CUDA backend every pointer may be host or device memory; the items are
  * checked and reduced on the host, on the context's threads (device inputs
  * are copied there first), the DP and the walk back run on the device, and

@@ -10,6 +10,7 @@
  * thread count value overflow, the memory limit, allocation failure and
  * misuse.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -955,6 +956,47 @@ static void test_core_batch_at_once(void **state) {
   d.instances = 3;
   d.max_bytes = least - 1; /* too small alone too */
   expect_error(f, k3, &d, w, v, best, taken, SKSS_ERR_OUT_OF_MEMORY, "max_bytes");
+  /* AUTO on the cpu backend runs a batch of 150 items and C = 20000 by core: the same as core alone */
+  int auto_cpu = -1;
+  for (int k = 0; k < NCONFIGS; k++)
+    if (CONFIGS[k].backend == SKSS_BACKEND_CPU && CONFIGS[k].algorithm == SKSS_KNAPSACK_ALGORITHM_AUTO) auto_cpu = k;
+  assert_true(auto_cpu >= 0);
+  d.algorithm = SKSS_KNAPSACK_ALGORITHM_AUTO;
+  d.instances = COUNT;
+  d.max_bytes = 0;
+  one.max_bytes = 0;
+  TU_OK(f->ctx[auto_cpu], skss_knapsack(f->ctx[auto_cpu], &d, w, v, best, taken));
+  for (int i = 0; i < COUNT; i++) {
+    TU_OK(f->ctx[k3], skss_knapsack(f->ctx[k3], &one, w + i * N, v + i * N, &one_best, one_taken));
+    if (best[i] != one_best || memcmp(taken + i * N, one_taken, N) != 0)
+      TU_FAIL("AUTO batch: instance %d differs from core alone (best %lld, alone %lld)", i, (long long)best[i],
+              (long long)one_best);
+  }
+  d.algorithm = SKSS_KNAPSACK_ALGORITHM_CORE;
+  /* instances 2 and 4 out of memory even alone, the others trivial (all items fit): instance 2's
+   * error, as the calls one after another give it */
+  char want[512];
+  one.max_bytes = 4096;
+  assert_int_equal(skss_knapsack(f->ctx[k3], &one, w + 3 * N, v + 3 * N, &one_best, one_taken),
+                   SKSS_ERR_OUT_OF_MEMORY);
+  snprintf(want, sizeof want, "%s", skss_ctx_last_error(f->ctx[k3]));
+  assert_int_equal(skss_knapsack(f->ctx[k3], &one, w + 5 * N, v + 5 * N, &one_best, one_taken),
+                   SKSS_ERR_OUT_OF_MEMORY);
+  int64_t *w2 = malloc(sizeof(int64_t) * 6 * N), *v2 = malloc(sizeof(int64_t) * 6 * N);
+  assert_true(w2 && v2);
+  for (int i = 0; i < 6 * N; i++) w2[i] = v2[i] = 1;
+  memcpy(w2 + 2 * N, w + 3 * N, sizeof(int64_t) * N);
+  memcpy(v2 + 2 * N, v + 3 * N, sizeof(int64_t) * N);
+  memcpy(w2 + 4 * N, w + 5 * N, sizeof(int64_t) * N);
+  memcpy(v2 + 4 * N, v + 5 * N, sizeof(int64_t) * N);
+  d.instances = 6;
+  d.max_bytes = 4096;
+  best[0] = best[1] = -1;
+  assert_int_equal(skss_knapsack(f->ctx[k3], &d, w2, v2, best, taken), SKSS_ERR_OUT_OF_MEMORY);
+  assert_string_equal(skss_ctx_last_error(f->ctx[k3]), want);
+  assert_true(best[0] == N && best[1] == N); /* the instances below the failed one are solved */
+  free(w2);
+  free(v2);
   /* instances 2 and 4 cannot run core (their items do not all fit in a capacity over INT64_MAX / 4) */
   d.instances = 6;
   d.max_bytes = 0;

@@ -45,6 +45,9 @@ void skss__fail_to(char *sink, size_t size) {
   fail_sink_size = size;
 }
 
+char *skss__fail_sink(void) { return fail_sink; }
+size_t skss__fail_sink_size(void) { return fail_sink_size; }
+
 skss_status skss__fail(skss_ctx *ctx, skss_status status, const char *fmt, ...) {
   char *out = fail_sink != NULL ? fail_sink : ctx != NULL ? ctx->error : NULL;
   const size_t size = fail_sink != NULL ? fail_sink_size : sizeof ctx->error;

@@ -151,11 +151,13 @@ static void images_worker(int worker, int workers, void *arg) {
 static skss_status run_cpu(skss_ctx *ctx, skss_halftone_algorithm alg, skss__halftone_job *job,
                            int64_t images, size_t in_stride, size_t out_stride) {
   if (alg == SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU && ctx->threads > 1 && images >= ctx->threads) {
-    images_job b = {job, images, in_stride, out_stride, (job->scratch_bytes + 63) / 64 * 64, NULL, 0};
-    size_t bytes;
-    if (!skss__mul_size(b.slice, (size_t)ctx->threads, &bytes))
+    images_job b = {job, images, in_stride, out_stride, 0, NULL, 0};
+    size_t one, bytes;
+    if (!skss__halftone_taskarray_alone_scratch(job, &one) || !skss__add_size(one, 63, &b.slice) ||
+        !skss__mul_size(b.slice / 64 * 64, (size_t)ctx->threads, &bytes))
       return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: scratch memory for %d images at once overflows size_t", FN,
                         ctx->threads);
+    b.slice = b.slice / 64 * 64;
     b.scratch = skss__scratch(ctx, bytes);
     if (b.scratch == NULL)
       return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for %zu bytes of scratch", FN, bytes);

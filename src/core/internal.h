@@ -44,6 +44,9 @@ void skss__clear_error(skss_ctx *ctx);
 /* Sends this thread's later skss__fail() messages to sink (size bytes)
  * instead of the context, until called with NULL (workers of a call). */
 void skss__fail_to(char *sink, size_t size);
+/* This thread's sink and its size (NULL, 0: the context), to restore after. */
+char *skss__fail_sink(void);
+size_t skss__fail_sink_size(void);
 
 /* Whether the context's allocator is malloc's (callable from several
  * threads at once), not hooks of the caller's. */

@@ -643,6 +643,7 @@ static skss_status solve_cuda(skss_ctx *ctx, const skss_knapsack_desc *d, int al
 /* One instance by core in `mem` (its lists: core_mem bytes), within
  * max_bytes of state lists; alloc_lock as in skss__knap_core. */
 static size_t core_mem(const skss_knapsack_desc *d) {
+  /* cannot wrap: the caller's weights and values, 16 n bytes, are in memory */
   const size_t n = (size_t)d->n_items;
   return 3 * round64(n * sizeof(int64_t) + 1) + round64(n + 1);
 }
@@ -698,6 +699,8 @@ static void core_worker(int worker, int workers, void *arg) {
   (void)workers;
   core_job *job = arg;
   char *mem = job->mem + (size_t)worker * job->stride;
+  char *const was_sink = skss__fail_sink();
+  const size_t was_size = skss__fail_sink_size();
   skss__fail_to(job->first[worker].error, sizeof job->first[worker].error);
   for (int64_t k = atomic_fetch_add(&job->next, 1); k < job->d->instances && k < atomic_load(&job->failed);
        k = atomic_fetch_add(&job->next, 1)) {
@@ -712,7 +715,7 @@ static void core_worker(int worker, int workers, void *arg) {
     }
     break;
   }
-  skss__fail_to(NULL, 0);
+  skss__fail_to(was_sink, was_size);
 }
 
 static skss_status solve_core(skss_ctx *ctx, const skss_knapsack_desc *d, const int64_t *weights,
@@ -747,21 +750,29 @@ static skss_status solve_core(skss_ctx *ctx, const skss_knapsack_desc *d, const 
   job.share = max_bytes / workers;
   job.alloc_lock = skss__alloc_thread_safe(ctx) ? NULL : &job.lock;
   const size_t firsts = round64((size_t)workers * sizeof *job.first);
-  char *mem = skss__scratch(ctx, (size_t)workers * stride + firsts + round64((size_t)d->instances));
+  size_t lists, bytes;
+  if (!skss__mul_size((size_t)workers, stride, &lists) || !skss__add_size(lists, firsts, &bytes) ||
+      (uint64_t)d->instances > SIZE_MAX - 64 || !skss__add_size(bytes, round64((size_t)d->instances), &bytes))
+    return skss__fail(ctx, SKSS_ERR_OVERFLOW, "%s: the lists of %d x %lld items overflow size_t", FN, workers,
+                      (long long)d->n_items);
+  char *mem = skss__scratch(ctx, bytes);
   if (mem == NULL)
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for the lists of %d x %lld items", FN,
                       workers, (long long)d->n_items);
   job.mem = mem;
-  job.first = (void *)(mem + (size_t)workers * stride);
-  job.again = (uint8_t *)(mem + (size_t)workers * stride + firsts);
+  job.first = (void *)(mem + lists);
+  job.again = (uint8_t *)(mem + lists + firsts);
   memset(job.again, 0, (size_t)d->instances);
-  for (int w = 0; w < workers; w++) job.first[w].instance = INT64_MAX;
+  for (int w = 0; w < workers; w++) {
+    job.first[w].instance = INT64_MAX;
+    job.first[w].error[0] = '\0';
+  }
   atomic_init(&job.next, 0);
   atomic_init(&job.failed, INT64_MAX);
-  if (pthread_mutex_init(&job.lock, NULL) != 0)
+  if (job.alloc_lock != NULL && pthread_mutex_init(job.alloc_lock, NULL) != 0)
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: could not create a mutex", FN);
   skss__parallel(ctx, workers, core_worker, &job);
-  pthread_mutex_destroy(&job.lock);
+  if (job.alloc_lock != NULL) pthread_mutex_destroy(job.alloc_lock);
   /* the lowest failed instance, reported as a call of its own would be; those
    * below it that ran out of their share get the whole max_bytes first */
   const int64_t failed = atomic_load(&job.failed);

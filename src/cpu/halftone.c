@@ -56,8 +56,8 @@ static int workers_for(const skss_ctx *ctx, int64_t height) {
 
 static size_t ta_stride(int64_t width) { return ((size_t)width + 2 * PAD + 31) / 32 * 32; }
 
-bool skss__halftone_taskarray_scratch(const skss_ctx *ctx, const skss__halftone_job *job,
-                                      size_t *bytes) {
+/* Scratch bytes of the task array on `workers` threads; false on overflow. */
+static bool ta_scratch(int workers, const skss__halftone_job *job, size_t *bytes) {
   size_t ring, with_sync, byte_rows = 0;
   int64_t strips = strips_of(job->height);
   bool bits = job->output == SKSS_HALFTONE_OUTPUT_BITS;
@@ -65,9 +65,17 @@ bool skss__halftone_taskarray_scratch(const skss_ctx *ctx, const skss__halftone_
          skss__mul_size(ta_stride(job->width), RING * sizeof(int16_t), &ring) &&
          (uint64_t)strips <= SIZE_MAX / sizeof(skss__row_progress) &&
          skss__add_size(ring, skss__rowsync_bytes(strips), &with_sync) &&
-         (!bits || skss__mul_size((size_t)job->width, (size_t)workers_for(ctx, job->height) * STRIP,
-                                  &byte_rows)) &&
+         (!bits || skss__mul_size((size_t)job->width, (size_t)workers * STRIP, &byte_rows)) &&
          skss__add_size(with_sync, byte_rows, bytes);
+}
+
+bool skss__halftone_taskarray_scratch(const skss_ctx *ctx, const skss__halftone_job *job,
+                                      size_t *bytes) {
+  return ta_scratch(workers_for(ctx, job->height), job, bytes);
+}
+
+bool skss__halftone_taskarray_alone_scratch(const skss__halftone_job *job, size_t *bytes) {
+  return ta_scratch(1, job, bytes);
 }
 
 /*

@@ -155,7 +155,8 @@ bool skss__halftone_taskarray_scratch(const skss_ctx *ctx, const skss__halftone_
 /* SKSS_HALFTONE_ALGORITHM_TASKARRAY_CPU on the context's threads. */
 void skss__halftone_taskarray(skss_ctx *ctx, const skss__halftone_job *job);
 /* The same on the calling thread alone (the strips in order, no waits), in
- * job->scratch of skss__halftone_taskarray_scratch() bytes. */
+ * job->scratch of skss__halftone_taskarray_alone_scratch() bytes. */
 void skss__halftone_taskarray_alone(const skss__halftone_job *job);
+bool skss__halftone_taskarray_alone_scratch(const skss__halftone_job *job, size_t *bytes);
 
 #endif
