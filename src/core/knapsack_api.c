@@ -639,8 +639,8 @@ static skss_status solve_cuda(skss_ctx *ctx, const skss_knapsack_desc *d, int al
 }
 
 /* CORE: each instance reduced as for the DP, then knapsack_core.c on its DP
- * items within C' (one after another; the item lists in the arena). */
-/* One instance by core in `mem` (its lists: core_mem bytes), within
+ * items within C' (a batch's instances at once, below; the lists in the arena).
+ * One instance by core in `mem` (its lists: core_mem bytes), within
  * max_bytes of state lists; alloc_lock as in skss__knap_core. */
 static size_t core_mem(const skss_knapsack_desc *d) {
   /* cannot wrap: the caller's weights and values, 16 n bytes, are in memory */
@@ -669,19 +669,14 @@ static skss_status core_instance(skss_ctx *ctx, const skss_knapsack_desc *d, con
   return SKSS_OK;
 }
 
-/* A batch by core on the context's threads, an instance a thread at a time,
- * each within an equal share of max_bytes. An instance that runs out of its
- * share is marked and solved again alone afterwards, so the batch fails only
- * where a call of its own would; any other failure stops the handing out,
- * and the first failed instance's message is reported after the join. */
+/* A batch by core on the context's threads, an instance a thread at a time
+ * (batch_job's hand-out), each within an equal share of max_bytes. An
+ * instance that runs out of its share is marked and solved again alone
+ * afterwards, so the batch runs out of memory only where a call of its own
+ * would; any other failure stops the handing out, and the lowest failed
+ * instance's message is reported after the join. */
 typedef struct core_job {
-  skss_ctx *ctx;
-  const skss_knapsack_desc *d;
-  const int64_t *weights, *values;
-  int64_t *best_value;
-  uint8_t *taken;
-  char *mem;
-  size_t stride;
+  batch_job b;            /* algorithm: CORE */
   int64_t share;
   uint8_t *again;         /* by instance: 1 = ran out of its share */
   pthread_mutex_t lock;   /* why: the caller's allocator hooks need not be thread-safe */
@@ -698,14 +693,15 @@ typedef struct core_job {
 static void core_worker(int worker, int workers, void *arg) {
   (void)workers;
   core_job *job = arg;
-  char *mem = job->mem + (size_t)worker * job->stride;
+  const batch_job *b = &job->b;
+  char *mem = b->mem + (size_t)worker * b->stride;
   char *const was_sink = skss__fail_sink();
   const size_t was_size = skss__fail_sink_size();
   skss__fail_to(job->first[worker].error, sizeof job->first[worker].error);
-  for (int64_t k = atomic_fetch_add(&job->next, 1); k < job->d->instances && k < atomic_load(&job->failed);
-       k = atomic_fetch_add(&job->next, 1)) {
-    const instance in = instance_at(job->d, job->weights, job->values, job->best_value, job->taken, k);
-    const skss_status st = core_instance(job->ctx, job->d, &in, mem, job->share, job->alloc_lock);
+  for (int64_t k = atomic_fetch_add(&job->b.next, 1); k < b->d->instances && k < atomic_load(&job->failed);
+       k = atomic_fetch_add(&job->b.next, 1)) {
+    const instance in = instance_at(b->d, b->weights, b->values, b->best_value, b->taken, k);
+    const skss_status st = core_instance(b->ctx, b->d, &in, mem, job->share, job->alloc_lock);
     job->again[k] = st == SKSS_ERR_OUT_OF_MEMORY;
     if (st == SKSS_OK || st == SKSS_ERR_OUT_OF_MEMORY) continue;
     job->first[worker].instance = k;
@@ -740,13 +736,7 @@ static skss_status solve_core(skss_ctx *ctx, const skss_knapsack_desc *d, const 
   }
   core_job job;
   memset(&job, 0, sizeof job);
-  job.ctx = ctx;
-  job.d = d;
-  job.weights = weights;
-  job.values = values;
-  job.best_value = best_value;
-  job.taken = taken;
-  job.stride = stride;
+  job.b = (batch_job){ctx, d, weights, values, best_value, taken, SKSS_KNAPSACK_ALGORITHM_CORE, NULL, stride, 0};
   job.share = max_bytes / workers;
   job.alloc_lock = skss__alloc_thread_safe(ctx) ? NULL : &job.lock;
   const size_t firsts = round64((size_t)workers * sizeof *job.first);
@@ -759,7 +749,7 @@ static skss_status solve_core(skss_ctx *ctx, const skss_knapsack_desc *d, const 
   if (mem == NULL)
     return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no memory for the lists of %d x %lld items", FN,
                       workers, (long long)d->n_items);
-  job.mem = mem;
+  job.b.mem = mem;
   job.first = (void *)(mem + lists);
   job.again = (uint8_t *)(mem + lists + firsts);
   memset(job.again, 0, (size_t)d->instances);
@@ -767,7 +757,6 @@ static skss_status solve_core(skss_ctx *ctx, const skss_knapsack_desc *d, const 
     job.first[w].instance = INT64_MAX;
     job.first[w].error[0] = '\0';
   }
-  atomic_init(&job.next, 0);
   atomic_init(&job.failed, INT64_MAX);
   if (job.alloc_lock != NULL && pthread_mutex_init(job.alloc_lock, NULL) != 0)
     return skss__fail(ctx, SKSS_ERR_INTERNAL, "%s: could not create a mutex", FN);
