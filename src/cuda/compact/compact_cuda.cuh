@@ -49,13 +49,21 @@ struct skss__cp_args {
  * with a fresh epoch, so words of earlier calls read as "nothing yet" and
  * nothing is reset between calls (zeroed only when the buffer grows or the
  * epochs run out). Tickets: a 64-bit counter that never resets; this
- * call's first ticket is ticket_base. */
+ * call's first ticket is ticket_base. Groups of SKSS__CP_GROUP tiles: each
+ * tile adds {1 << SKSS__CP_GROUP_COUNT_SHIFT | its count} to its group's
+ * counter, which must be zero when the call starts: two arrays of counters
+ * alternate by epoch, and a call zeroes the other (the next call's) as it
+ * goes, all group_capacity of them. */
 struct skss__cp_status {
   unsigned long long *words;
   unsigned long long *ticket;
   unsigned long long ticket_base;
+  unsigned long long *group_counts, *next_group_counts;
+  long long group_capacity;
   unsigned epoch; /* 1 .. SKSS__CP_LAST_EPOCH */
 };
+#define SKSS__CP_GROUP 32
+#define SKSS__CP_GROUP_COUNT_SHIFT 48
 #define SKSS__CP_EPOCH_SHIFT 43
 #define SKSS__CP_KIND_SHIFT 41
 #define SKSS__CP_VALUE_MASK ((1ull << SKSS__CP_KIND_SHIFT) - 1)

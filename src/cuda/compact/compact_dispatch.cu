@@ -14,6 +14,9 @@
 
 static const char *const FN = "skss_compact()";
 
+/* Group counters a buffer of `words` status words needs (its calls' groups are fewer). */
+static size_t group_capacity(size_t words) { return words / SKSS__CP_GROUP + 1; }
+
 skss_status skss__cp_status_take(skss_ctx *ctx, const char *fn, size_t words, unsigned long long tickets,
                                  skss__cp_status *out) {
   skss__cuda_state *st = skss__cuda(ctx);
@@ -26,8 +29,8 @@ skss_status skss__cp_status_take(skss_ctx *ctx, const char *fn, size_t words, un
     if (st->cp_status != NULL) cudaFree(st->cp_status);
     st->cp_status = NULL;
     st->cp_status_words = 0;
-    /* 256 bytes ahead of the words: the ticket counter */
-    if (cudaMalloc(&st->cp_status, 256 + want * 8) != cudaSuccess) {
+    /* 256 bytes ahead of the words: the ticket counter; after them the group counters */
+    if (cudaMalloc(&st->cp_status, 256 + (want + 2 * group_capacity(want)) * 8) != cudaSuccess) {
       (void)cudaGetLastError();
       st->cp_status = NULL;
       return skss__fail(ctx, SKSS_ERR_OUT_OF_MEMORY, "%s: no device memory for %zu tile status words", fn, want);
@@ -36,7 +39,9 @@ skss_status skss__cp_status_take(skss_ctx *ctx, const char *fn, size_t words, un
     zero = true;
   }
   if (zero) {
-    SKSS_CUDA_TRY(ctx, fn, cudaMemsetAsync(st->cp_status, 0, 256 + st->cp_status_words * 8, stream));
+    SKSS_CUDA_TRY(ctx, fn, cudaMemsetAsync(st->cp_status, 0,
+                                           256 + (st->cp_status_words + 2 * group_capacity(st->cp_status_words)) * 8,
+                                           stream));
     st->cp_epoch = 0;
     st->cp_tickets = 0;
   }
@@ -45,6 +50,10 @@ skss_status skss__cp_status_take(skss_ctx *ctx, const char *fn, size_t words, un
   out->words = reinterpret_cast<unsigned long long *>(static_cast<uint8_t *>(st->cp_status) + 256);
   out->ticket_base = st->cp_tickets;
   out->epoch = st->cp_epoch;
+  out->group_capacity = static_cast<long long>(group_capacity(st->cp_status_words));
+  unsigned long long *counts = out->words + st->cp_status_words;
+  out->group_counts = counts + (st->cp_epoch & 1u) * group_capacity(st->cp_status_words);
+  out->next_group_counts = counts + (~st->cp_epoch & 1u) * group_capacity(st->cp_status_words);
   st->cp_tickets += tickets;
   return SKSS_OK;
 }

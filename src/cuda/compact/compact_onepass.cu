@@ -8,7 +8,8 @@
  * element) and counts each chunk by a warp scan; after one barrier every warp scans the warps'
  * totals itself, warp 0 publishes the tile's count, every warp stages its kept elements
  * (values and/or 16-bit positions) compacted in shared memory at their place in the tile, and
- * warp 0 looks back meanwhile and publishes the tile's prefix. After a second barrier the
+ * warp 0 looks back meanwhile (over its group of 32 tiles, then over whole groups, whose
+ * counts the tiles add up by atomics) and publishes the tile's prefix. After a second barrier the
  * block writes the tile's kept elements as one contiguous run, with 16-byte stores between an
  * unaligned head and tail. The last tile writes *count. In place is safe:
  * docs/algorithms/compact.md.
@@ -97,32 +98,73 @@ __device__ __forceinline__ long long take_ticket(const onepass_params &p) {
   return static_cast<long long>(atomicAdd(p.st.ticket, 1ull) - p.st.ticket_base);
 }
 
-/* The number of elements kept by tiles 0 .. t-1 (t > 0), by the whole warp:
- * lane l reads tile top - l, the window waits until each of its 32 tiles
- * has published, then adds counts up to the nearest inclusive prefix; with
- * none in the window it moves 32 tiles back. */
-__device__ long long look_back(const onepass_params &p, long long t, int lane) {
-  long long sum = 0;
+/* Which of a window's words have published, and what (kind 0: not yet). */
+struct published {
+  u64 kind, value;
+};
+
+/* Tile j's status word as this call sees it. */
+__device__ __forceinline__ published tile_status(const onepass_params &p, long long j) {
+  const u64 w = status_load(p.st.words + j);
+  const bool ours = (w >> SKSS__CP_EPOCH_SHIFT) == p.st.epoch;
+  return {ours ? (w >> SKSS__CP_KIND_SHIFT) & 3u : 0u, w & SKSS__CP_VALUE_MASK};
+}
+
+/* Group h (< the caller's): inclusive once its last tile has its prefix
+ * (a status word after the tiles'), else its total once all its tiles have
+ * added their counts. Both loads are issued before either is looked at. */
+__device__ __forceinline__ published group_status(const onepass_params &p, long long h) {
+  const u64 w = status_load(p.st.words + p.tiles + h), c = status_load(p.st.group_counts + h);
+  if ((w >> SKSS__CP_EPOCH_SHIFT) == p.st.epoch && ((w >> SKSS__CP_KIND_SHIFT) & 3u) == SKSS__CP_INCLUSIVE)
+    return {SKSS__CP_INCLUSIVE, w & SKSS__CP_VALUE_MASK};
+  const bool whole = (c >> SKSS__CP_GROUP_COUNT_SHIFT) == SKSS__CP_GROUP;
+  return {whole ? SKSS__CP_AGGREGATE : 0u, c & ((1ull << SKSS__CP_GROUP_COUNT_SHIFT) - 1)};
+}
+
+/* The sum of a window's values from lane 0 up to its nearest inclusive
+ * lane (all 32 without one), once every lane has published; `found` says
+ * whether an inclusive lane ended it. Lane l's word comes from at(l). */
+template <typename At>
+__device__ __forceinline__ long long window_sum(At at, int lane, bool *found) {
   unsigned ns = SKSS_CUDA_COMPACT_SPIN_NS_MIN;
-  for (long long top = t - 1;; top -= 32) {
-    const long long j = top - lane;
-    u64 kind = SKSS__CP_INCLUSIVE, value = 0; /* before tile 0: nothing kept */
-    for (;;) {
-      if (j >= 0) {
-        const u64 w = status_load(p.st.words + j);
-        kind = (w >> SKSS__CP_EPOCH_SHIFT) == p.st.epoch ? (w >> SKSS__CP_KIND_SHIFT) & 3u : 0u;
-        value = w & SKSS__CP_VALUE_MASK;
-      }
-      if (__all_sync(skss_warp::FULL_MASK, kind != 0)) break;
-      /* spin-wait: every tile before t holds an earlier ticket, so its block runs and will publish */
-      __nanosleep(ns);
-      ns = ns < SKSS_CUDA_COMPACT_SPIN_NS_MAX ? 2 * ns : ns;
-    }
-    const unsigned inclusive = __ballot_sync(skss_warp::FULL_MASK, kind == SKSS__CP_INCLUSIVE);
-    const int stop = inclusive != 0 ? __ffs(inclusive) - 1 : 31;
-    sum += skss_warp::reduce_all<long long>(lane <= stop ? static_cast<long long>(value) : 0ll);
-    if (inclusive != 0) return sum;
+  published s;
+  for (;;) {
+    s = at(lane);
+    if (__all_sync(skss_warp::FULL_MASK, s.kind != 0)) break;
+    /* spin-wait: every tile before ours holds an earlier ticket, so its block runs and will publish */
+    __nanosleep(ns);
+    ns = ns < SKSS_CUDA_COMPACT_SPIN_NS_MAX ? 2 * ns : ns;
   }
+  const unsigned inclusive = __ballot_sync(skss_warp::FULL_MASK, s.kind == SKSS__CP_INCLUSIVE);
+  const int stop = inclusive != 0 ? __ffs(inclusive) - 1 : 31;
+  *found = inclusive != 0;
+  return skss_warp::reduce_all<long long>(lane <= stop ? static_cast<long long>(s.value) : 0ll);
+}
+
+/* The number of elements kept by tiles 0 .. t-1 (t > 0), by the whole warp,
+ * in two levels: the tiles of t's group before t (lane l reads tile t-1-l)
+ * down to the nearest inclusive prefix; without one, whole groups, 32 a
+ * window (lane l of a window at h reads group h-l), down to the nearest
+ * group with an inclusive prefix. A walk over tiles would cover the tiles
+ * in flight, about one a block, 32 an L2 round trip. */
+__device__ long long look_back(const onepass_params &p, long long t, int lane) {
+  const long long first = t / SKSS__CP_GROUP * SKSS__CP_GROUP;
+  bool found;
+  /* lanes past the group's first tile count nothing; tile 0 is inclusive, so group 0 ends here */
+  long long sum = window_sum(
+      [&](int l) {
+        const long long j = t - 1 - l;
+        return j >= first ? tile_status(p, j) : published{SKSS__CP_AGGREGATE, 0};
+      },
+      lane, &found);
+  for (long long top = first / SKSS__CP_GROUP - 1; !found; top -= 32)
+    sum += window_sum(
+        [&](int l) {
+          const long long h = top - l;
+          return h >= 0 ? group_status(p, h) : published{SKSS__CP_INCLUSIVE, 0}; /* before group 0: nothing */
+        },
+        lane, &found);
+  return sum;
 }
 
 /* The mask flags of elements idx .. idx+E-1, all below n: bits, or bytes
@@ -321,9 +363,11 @@ __global__ void __launch_bounds__(shape<sizeof(UT)>::THREADS, shape<sizeof(UT)>:
     const unsigned warp_excl = skss_warp::broadcast(incl - x, warp);
     const unsigned aggregate = skss_warp::broadcast(incl, 31);
     if (warp == 0 && lane == 0) {
-      /* in place: release, so that a tile which sees this status word also sees our loads done */
+      /* in place: release, so that a tile which sees this status word or the group's count also sees our loads done */
       if (p.in_place) __threadfence();
       status_put(p, t, t == 0 ? SKSS__CP_INCLUSIVE : SKSS__CP_AGGREGATE, aggregate);
+      /* relaxed: a reader takes the sum only once all the group's tiles are in it */
+      atomicAdd(p.st.group_counts + t / SKSS__CP_GROUP, 1ull << SKSS__CP_GROUP_COUNT_SHIFT | aggregate);
     }
 
     /* stage the kept elements at their place in the tile while warp 0 looks back;
@@ -355,6 +399,9 @@ __global__ void __launch_bounds__(shape<sizeof(UT)>::THREADS, shape<sizeof(UT)>:
         /* in place: acquire, so our writes follow the loads of every tile counted */
         if (p.in_place) __threadfence();
         if (lane == 0) status_put(p, t, SKSS__CP_INCLUSIVE, prefix + aggregate);
+        /* the group's last tile: the group's inclusive prefix, where later groups' walks stop */
+        if (lane == 0 && t % SKSS__CP_GROUP == SKSS__CP_GROUP - 1)
+          status_put(p, p.tiles + t / SKSS__CP_GROUP, SKSS__CP_INCLUSIVE, prefix + aggregate);
       }
       if (lane == 0) {
         s_prefix = prefix;
@@ -370,6 +417,9 @@ __global__ void __launch_bounds__(shape<sizeof(UT)>::THREADS, shape<sizeof(UT)>:
     if (want_values)
       write_values<UT, G::THREADS>(static_cast<UT *>(p.values) + prefix, s_vals, aggregate, p.vec_values);
     if (want_indices) write_indices<G::THREADS>(p.indices + prefix, s_pos, t * TILE, aggregate, p.vec_indices);
+    /* the next call's group counters, zeroed a few a tile (that call's kernel follows ours on the stream) */
+    for (long long j = t * G::THREADS + threadIdx.x; j < p.st.group_capacity; j += p.tiles * G::THREADS)
+      p.st.next_group_counts[j] = 0;
   }
 }
 
@@ -409,7 +459,9 @@ struct launch {
      * each takes one ticket past the last tile, so a call takes tiles + grid */
     long long grid = SKSS_CUDA_COMPACT_ONEPASS_PERSISTENT ? static_cast<long long>(a->device_sms) * G::S::BLOCKS : 0;
     if (grid <= 0 || grid > tiles) grid = tiles;
-    skss_status st = skss__cp_status_take(ctx, fn, static_cast<size_t>(tiles),
+    /* a word a tile, then one a group (its inclusive prefix) */
+    const long long groups = (tiles + SKSS__CP_GROUP - 1) / SKSS__CP_GROUP;
+    skss_status st = skss__cp_status_take(ctx, fn, static_cast<size_t>(tiles + groups),
                                           static_cast<unsigned long long>(tiles + grid), &p.st);
     if (st != SKSS_OK) return st;
     onepass_kernel<UT, TEST><<<static_cast<unsigned>(grid), G::THREADS, smem, skss__cuda(ctx)->stream>>>(p);
