@@ -212,23 +212,26 @@
  * CMake cache variable SKSS_CUDA_COMPACT_DEFS (docs/performance.md,
  * "Prediction for the restructured onepass"); threads a multiple of 32 up
  * to 1024, a tile at most 65536 elements. */
-/* onepass: threads a block; 256: 8 warps wait at the barrier for warp 0's look-back (CUB's 384
- * would idle 12), and 2048 / 256 = 8 blocks fit an SM by threads [untuned]. */
+/* onepass shapes, threads x 16-byte vectors a thread x blocks an SM. A look-back settles about
+ * 32 tiles an L2 round trip whatever the grid (docs/performance.md, "tile rate"), so at 2^28 a
+ * tile must carry about 64 KB: f32 512 x 8 x 2 (16K elements; 4096-element tiles took 1.03 ms at
+ * 2^28 0% kept, these 0.47 against CUB's 0.50), i64 256 x 16 x 2 (8K; 512 x 8 x 2 lost at 2^28,
+ * 0.64-0.93x CUB against 0.74-1.04x), u8 512 x 2 x 4 (16K: 64K tiles are 16 at 2^20 and fall
+ * to 0.74x CUB there; 16K is 1.25-2.07x CUB at 2^20-2^28). H200, 2026-11-28 [measured];
+ * u16 512 x 4 x 2 (16K: 32K would need 128 KB of shared memory a block with the positions,
+ * too much for 2 an SM) [untuned]. */
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B 256
+#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B 512
 #endif
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B 256
+#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B 512
 #endif
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B
-#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B 256
+#define SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B 512
 #endif
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_THREADS_8B
 #define SKSS_CUDA_COMPACT_ONEPASS_THREADS_8B 256
 #endif
-/* onepass: 16-byte vectors a thread loads: 64 bytes in flight (32 u16, 16 f32, 8 f64 items;
- * tiles of 8192, 4096, 2048), but 2 for u8 (32 items): 8192-element tiles, half the old 16K, so
- * that small inputs spread over twice the blocks and the 16 flag tests a vector stay short [untuned]. */
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B
 #define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B 2
 #endif
@@ -236,25 +239,26 @@
 #define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_2B 4
 #endif
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B 4
+#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B 8
 #endif
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B
-#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B 4
+#define SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B 16
 #endif
-/* onepass: blocks an SM that __launch_bounds__ caps the registers for: 8 (32 registers, 100%
- * occupancy) where that does not spill, u8's 2 vectors a thread; 6 (40 registers, 75%) for 4
- * vectors a thread, which spill 8-24 bytes at 32; shared memory never binds first [untuned]. */
+/* onepass: blocks an SM that __launch_bounds__ caps the registers for (and the persistent grid
+ * counts): 2 blocks of 512 threads leave 64 registers a thread (8 vectors spill 4-12 bytes),
+ * 2 of 256 leave 128; u8's 4 of 512 leave 32 for its 2 vectors; a tile's shared memory (64 KB of
+ * values + 2 bytes an element of positions) lets 2 blocks fit [measured with the shapes above]. */
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_1B
-#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_1B 8
+#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_1B 4
 #endif
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_2B
-#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_2B 6
+#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_2B 2
 #endif
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_4B
-#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_4B 6
+#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_4B 2
 #endif
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_8B
-#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_8B 6
+#define SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_8B 2
 #endif
 /* onepass: 1: as many blocks as the SMs hold (SMs x BLOCKS), each looping over tiles by ticket
  * and taking the next one as a tile starts, so that the atomic's latency hides behind the tile's
