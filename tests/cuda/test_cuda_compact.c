@@ -21,7 +21,7 @@
  * offset mod 16 bytes (its 16-byte stores peel a head and a tail), with
  * nothing written outside; inputs over which onepass's blocks loop (two
  * rounds of tiles). SKSS_TEST_SMALL=1 keeps n <= 4099 (compute-sanitizer),
- * but for that last test, run on f32 and onepass alone (about 6.5M
+ * but for that last test, run on f32 and onepass alone (about 8.7M
  * elements on 132 SMs); SKSS_CP_ALGS=id limits the algorithms; SKSS_TEST_ONLY=PATTERN runs the
  * tests whose names match. Exits 77 without a GPU.
  */
@@ -369,9 +369,10 @@ static void test_unaligned_pointers(void **state) {
   finish("unaligned");
 }
 
-/* ---- tile edges and output alignment (onepass: tiles of 2048 .. 8192 elements) ---- */
+/* ---- tile edges and output alignment (onepass: tiles of 8192 .. 16384 elements) ---- */
 
-/* Tile lengths of the widths' shapes (tuning.h) and the old 16K: sizes next to their multiples. */
+/* Tile lengths of the widths' shapes (tuning.h: 8192 for 8 bytes, 16384 for the others) and of
+ * earlier and swept shapes: sizes next to their multiples. */
 static const int64_t TILE_LENGTHS[] = {2048, 4096, 8192, 16384};
 /* Runs that hold whole tiles of every width. */
 #define RUN 16384
