@@ -1,0 +1,237 @@
+/*
+ * align_step.cu — microbenchmarks of the alignment pass's cell rate: where the
+ * 1 Mbp score pass's 1.1 T cells/s goes against the ~2.9 T the instruction
+ * count allows (docs/performance.md, "Pairwise alignment on the GPU").
+ *   dpx, imad   8 independent chains a thread of __viaddmax_s32 (VIADDMNMX,
+ *               3 of the 4 instructions of a cell's max-plus) or of an integer
+ *               multiply-add, every SM full: instructions an SM a clock;
+ *   band-only   align_band.cuh's run_band (global, score only) on independent
+ *               bands, each warp band 0 of its own pass, so no warp ever waits,
+ *               as many warps as a pass keeps resident: the compute's cells an
+ *               SM a clock, publishes included;
+ *   pass L      skss_align() score only on a random DNA pair of L x L, the
+ *               bands' waits and hand-offs included: cells an SM a clock.
+ * Clocks come from clock64() around each block's work (band-only, dpx, imad)
+ * or from the pass's time at the SM clock the band-only probe measured.
+ * Built in CUDA builds as skss_micro_align; run by scripts/gpu-check.
+ */
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "cuda/align/align_band.cuh"
+#include "micro_common.cuh"
+#include "skss.h"
+
+namespace {
+
+constexpr int CHAINS = 8;
+
+/* OP 0: a = max(a + b, c) by DPX; OP 1: a = a * b + c. */
+template <int OP>
+__global__ void int_rate(int iters, int seed, int *sink, long long *cycles) {
+  int a[CHAINS], c[CHAINS];
+#pragma unroll
+  for (int k = 0; k < CHAINS; k++) {
+    a[k] = (int)threadIdx.x + k * seed;
+    c[k] = seed ^ (k * 977);
+  }
+  const int b = seed | 1;
+  /* every warp of the block starts together */
+  __syncthreads();
+  const long long t0 = clock64();
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int k = 0; k < CHAINS; k++) a[k] = OP == 0 ? __viaddmax_s32(a[k], b, c[k]) : a[k] * b + c[k];
+  }
+  /* the block's last warp is done */
+  __syncthreads();
+  const long long t1 = clock64();
+  int s = 0;
+#pragma unroll
+  for (int k = 0; k < CHAINS; k++) s ^= a[k];
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = s;
+  if (threadIdx.x == 0) cycles[blockIdx.x] = t1 - t0;
+}
+
+/* Every warp runs band 0 of its own pass: its own row buffers and progress word. */
+template <int R>
+__global__ void __launch_bounds__(32 * skss__al::WARPS)
+    band_only(skss__al_job job, const int32_t *sub, skss_cuda_taskarray_view ta, long long *cycles) {
+  __shared__ int32_t ssub[SKSS__ALIGN_CODES * skss__al::SROW];
+  for (int k = threadIdx.x; k < SKSS__ALIGN_CODES * SKSS__ALIGN_CODES; k += blockDim.x)
+    ssub[k / SKSS__ALIGN_CODES * skss__al::SROW + k % SKSS__ALIGN_CODES] = sub[k];
+  /* the table is read by every warp */
+  __syncthreads();
+  const int lane = (int)(threadIdx.x & 31), w = (int)(blockIdx.x * skss__al::WARPS + threadIdx.x / 32);
+  skss__al_job mine = job;
+  mine.h = job.h + (size_t)w * (size_t)(job.cols + 1);
+  mine.f = job.f + (size_t)w * (size_t)(job.cols + 1);
+  skss_cuda_taskarray_view v = ta;
+  v.progress = ta.progress + w;
+  const long long t0 = clock64();
+  skss__al::run_band<R, false, false>(mine, ssub, v, 0, lane);
+  /* the block's last warp is done */
+  __syncthreads();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = clock64() - t0;
+}
+
+long long median(std::vector<long long> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int sm_count() {
+  int dev = 0, sms = 0;
+  CHECK(cudaGetDevice(&dev));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
+/* Instructions an SM a clock of OP, 4 blocks of 512 threads an SM. */
+template <int OP>
+void probe_int(const char *name, int sms) {
+  const int blocks = 4 * sms, threads = 512, iters = 1 << 16;
+  int *sink;
+  long long *cyc;
+  CHECK(cudaMalloc(&sink, (size_t)blocks * threads * sizeof(int)));
+  CHECK(cudaMalloc(&cyc, (size_t)blocks * sizeof(long long)));
+  const double ms = micro_median_ms([&] { int_rate<OP><<<blocks, threads>>>(iters, 12345, sink, cyc); });
+  std::vector<long long> c(blocks);
+  CHECK(cudaMemcpy(c.data(), cyc, c.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  const double per_sm = 4.0 * threads / 32 * (double)iters * CHAINS; /* warp instructions an SM */
+  printf("%-10s %6.2f warp instructions an SM a clock (%5.1f lanes), %.3f ms, %.0f MHz\n", name,
+         per_sm / (double)median(c), 32 * per_sm / (double)median(c), ms, (double)median(c) / ms / 1e3);
+  CHECK(cudaFree(sink));
+  CHECK(cudaFree(cyc));
+}
+
+/* Cells an SM a clock of run_band with no waits; returns the SM clock in MHz. */
+double probe_band(int sms, int cols) {
+  constexpr int R = SKSS_CUDA_ALIGN_ROWS;
+  int per_sm = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, band_only<R>, 32 * skss__al::WARPS, 0));
+  const int blocks = per_sm * sms, warps = blocks * skss__al::WARPS, rows = 32 * R;
+  std::mt19937 rng(7);
+  std::vector<uint8_t> a(rows), b(cols);
+  for (auto &x : a) x = (uint8_t)(rng() % 4);
+  for (auto &x : b) x = (uint8_t)(rng() % 4);
+  std::vector<int32_t> sub(SKSS__ALIGN_CODES * SKSS__ALIGN_CODES, -3);
+  for (int k = 0; k < 4; k++) sub[k * SKSS__ALIGN_CODES + k] = 2;
+  uint8_t *da, *db;
+  int32_t *dsub, *dh, *df;
+  void *counters;
+  long long *cyc;
+  unsigned long long *key;
+  CHECK(cudaMalloc(&da, rows));
+  CHECK(cudaMalloc(&db, cols));
+  CHECK(cudaMalloc(&dsub, sub.size() * sizeof(int32_t)));
+  CHECK(cudaMalloc(&dh, (size_t)warps * (cols + 1) * sizeof(int32_t)));
+  CHECK(cudaMalloc(&df, (size_t)warps * (cols + 1) * sizeof(int32_t)));
+  CHECK(cudaMalloc(&counters, skss__dev_taskarray_bytes(warps)));
+  CHECK(cudaMalloc(&cyc, (size_t)blocks * sizeof(long long)));
+  CHECK(cudaMalloc(&key, sizeof *key));
+  CHECK(cudaMemcpy(da, a.data(), a.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(db, b.data(), b.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(dsub, sub.data(), sub.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+  skss__al_job job;
+  memset(&job, 0, sizeof job);
+  job.a = da;
+  job.b = db;
+  job.rows = rows;
+  job.cols = cols;
+  job.lane_rows = R;
+  job.track = SKSS__ALIGN_TRACK_NONE;
+  job.open = 5;
+  job.extend = 2;
+  job.h = dh;
+  job.f = df;
+  job.key = key;
+  skss_cuda_taskarray_view ta;
+  skss__dev_taskarray_carve(&ta, counters, warps, (cols + skss__al::CH - 1) / skss__al::CH,
+                            SKSS_TASKARRAY_KIND_FAIR, 1);
+  const double ms = micro_median_ms([&] {
+    CHECK(cudaMemsetAsync(counters, 0, skss__dev_taskarray_bytes(warps)));
+    band_only<R><<<blocks, 32 * skss__al::WARPS>>>(job, dsub, ta, cyc);
+  });
+  std::vector<long long> c(blocks);
+  CHECK(cudaMemcpy(c.data(), cyc, c.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  const double cells_sm = (double)per_sm * skss__al::WARPS * rows * (double)cols;
+  const double mhz = (double)median(c) / ms / 1e3;
+  printf("band-only  %6.2f cells an SM a clock, %d warps an SM of %d rows x %d columns, %.3f ms, %.2f T cells/s\n",
+         cells_sm / (double)median(c), per_sm * skss__al::WARPS, rows, cols, ms,
+         cells_sm * sms / (ms * 1e-3) / 1e12);
+  CHECK(cudaFree(da));
+  CHECK(cudaFree(db));
+  CHECK(cudaFree(dsub));
+  CHECK(cudaFree(dh));
+  CHECK(cudaFree(df));
+  CHECK(cudaFree(counters));
+  CHECK(cudaFree(cyc));
+  CHECK(cudaFree(key));
+  return mhz;
+}
+
+/* skss_align() score only, global, on an L x L DNA pair (the second 10% mutated). */
+void probe_pass(int sms, double mhz, int len) {
+  skss_ctx *ctx = nullptr;
+  skss_ctx_desc cd = SKSS_CTX_DESC_INIT;
+  cd.backend = SKSS_BACKEND_CUDA;
+  if (skss_ctx_create(&cd, &ctx) != SKSS_OK) {
+    printf("pass: no cuda context\n");
+    return;
+  }
+  std::mt19937 rng(11);
+  const char *dna = "ACGT";
+  std::vector<char> a(len), b(len);
+  for (int i = 0; i < len; i++) a[i] = dna[rng() % 4];
+  for (int i = 0; i < len; i++) b[i] = rng() % 10 == 0 ? dna[rng() % 4] : a[i];
+  skss_align_desc d = SKSS_ALIGN_DESC_INIT;
+  d.a_len = len;
+  d.b_len = len;
+  d.match = 2;
+  d.mismatch = -3;
+  d.gap_open = 5;
+  d.gap_extend = 2;
+  skss_align_result r;
+  std::vector<double> ms;
+  for (int k = 0; k < 4; k++) {
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    CHECK(cudaEventRecord(e0));
+    const skss_status st = skss_align(ctx, &d, a.data(), b.data(), &r, nullptr);
+    CHECK(cudaEventRecord(e1));
+    CHECK(cudaEventSynchronize(e1));
+    if (st != SKSS_OK) {
+      printf("pass: %s\n", skss_ctx_last_error(ctx));
+      break;
+    }
+    float m = 0;
+    CHECK(cudaEventElapsedTime(&m, e0, e1));
+    if (k > 0) ms.push_back(m);
+    CHECK(cudaEventDestroy(e0));
+    CHECK(cudaEventDestroy(e1));
+  }
+  if (!ms.empty()) {
+    std::sort(ms.begin(), ms.end());
+    const double t = ms[ms.size() / 2], cells = (double)len * (double)len;
+    printf("pass %-7d%6.2f cells an SM a clock (at %.0f MHz), %.3f ms, %.2f T cells/s\n", len,
+           cells / sms / (t * 1e-3 * mhz * 1e6), mhz, t, cells / (t * 1e-3) / 1e12);
+  }
+  skss_ctx_destroy(ctx);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const int sms = sm_count();
+  const int cols = argc > 1 ? atoi(argv[1]) : 1 << 17;
+  probe_int<0>("dpx", sms);
+  probe_int<1>("imad", sms);
+  const double mhz = probe_band(sms, cols);
+  for (int len : {100000, 300000, 1000000}) probe_pass(sms, mhz, len);
+  return 0;
+}
