@@ -74,13 +74,19 @@
  * 72, the tall one for 1-byte inputs); the short shape runs where all its
  * tiles are resident anyway. Wider shapes keep their blocks (raw tiles
  * spill a few bytes, as their aligned kernels do) [predicted]. */
+#ifndef SKSS_CUDA_SAT_ONEPASS_SHIFTED_BLOCKS_4W /* (SKSS_CUDA_SAT_DEFS overrides it, for sweeps) */
 #define SKSS_CUDA_SAT_ONEPASS_SHIFTED_BLOCKS_4W 6
+#endif
 /* Blocks an SM of the short shape computing both tables (plain and squared)
  * in one launch: 64 registers a thread, twice the code spilled at 40 [predicted]. */
+#ifndef SKSS_CUDA_SAT_ONEPASS_BOTH_BLOCKS /* (SKSS_CUDA_SAT_DEFS overrides it, for sweeps) */
 #define SKSS_CUDA_SAT_ONEPASS_BOTH_BLOCKS 8
+#endif
 /* Blocks an SM of raw and big tiles computing both tables: 85 registers a
  * thread (64 spilled 8-24 bytes) [predicted]. */
+#ifndef SKSS_CUDA_SAT_ONEPASS_BOTH_BIG_BLOCKS /* (SKSS_CUDA_SAT_DEFS overrides it, for sweeps) */
 #define SKSS_CUDA_SAT_ONEPASS_BOTH_BIG_BLOCKS 3
+#endif
 /* Shared memory of an sm_90 SM, which bounds the tiles an SM holds (the CUDA guide's figure, not tuned). */
 #define SKSS_CUDA_SAT_ONEPASS_SMEM_PER_SM (228 * 1024)
 /* Shared memory an SM reserves for each block (the CUDA guide's figure, not tuned). */
