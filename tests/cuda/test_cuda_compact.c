@@ -20,7 +20,8 @@
  * whole tiles kept all, none or in runs; values and indices at every
  * offset mod 16 bytes (its 16-byte stores peel a head and a tail), with
  * nothing written outside; inputs over which onepass's blocks loop (two
- * rounds of tiles). SKSS_TEST_SMALL=1 keeps n <= 4099 (compute-sanitizer),
+ * rounds of tiles); onepass's calls in a row on inputs of 1 to 1057 tiles
+ * (its look-back over groups of 32 tiles and their counters). SKSS_TEST_SMALL=1 keeps n <= 4099 (compute-sanitizer),
  * but for that last test, run on f32 and onepass alone (about 8.7M
  * elements on 132 SMs); SKSS_CP_ALGS=id limits the algorithms; SKSS_TEST_ONLY=PATTERN runs the
  * tests whose names match. Exits 77 without a GPU.
@@ -539,18 +540,25 @@ static void test_output_offsets(void **state) {
  * i64; f32 and onepass alone when small) with values and indices, then in place, on
  * device buffers, against cpu-ref, so that every block reuses its shared
  * memory and takes tickets ahead. */
-static int64_t looping_n(skss_dtype t, int sms) {
-  static const int THREADS[] = {SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B, SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B,
-                                SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B, SKSS_CUDA_COMPACT_ONEPASS_THREADS_8B};
-  static const int VECTORS[] = {SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B, SKSS_CUDA_COMPACT_ONEPASS_VECTORS_2B,
-                                SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B, SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B};
-  static const int BLOCKS[] = {SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_1B, SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_2B,
-                               SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_4B, SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_8B};
+static const int THREADS[] = {SKSS_CUDA_COMPACT_ONEPASS_THREADS_1B, SKSS_CUDA_COMPACT_ONEPASS_THREADS_2B,
+                              SKSS_CUDA_COMPACT_ONEPASS_THREADS_4B, SKSS_CUDA_COMPACT_ONEPASS_THREADS_8B};
+static const int VECTORS[] = {SKSS_CUDA_COMPACT_ONEPASS_VECTORS_1B, SKSS_CUDA_COMPACT_ONEPASS_VECTORS_2B,
+                              SKSS_CUDA_COMPACT_ONEPASS_VECTORS_4B, SKSS_CUDA_COMPACT_ONEPASS_VECTORS_8B};
+static const int BLOCKS[] = {SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_1B, SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_2B,
+                             SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_4B, SKSS_CUDA_COMPACT_ONEPASS_BLOCKS_8B};
+
+static int width_of(skss_dtype t) {
   const size_t elem = skss_dtype_size(t);
-  const int w = elem == 1 ? 0 : elem == 2 ? 1 : elem == 4 ? 2 : 3;
-  const int64_t tile = (int64_t)THREADS[w] * VECTORS[w] * (int64_t)(16 / elem);
-  return 2 * (int64_t)sms * BLOCKS[w] * tile + 77;
+  return elem == 1 ? 0 : elem == 2 ? 1 : elem == 4 ? 2 : 3;
 }
+
+/* Elements a tile of onepass's shape for dtype t (tuning.h). */
+static int64_t tile_of(skss_dtype t) {
+  const int w = width_of(t);
+  return (int64_t)THREADS[w] * VECTORS[w] * (int64_t)(16 / skss_dtype_size(t));
+}
+
+static int64_t looping_n(skss_dtype t, int sms) { return 2 * (int64_t)sms * BLOCKS[width_of(t)] * tile_of(t) + 77; }
 
 static void test_blocks_loop_over_tiles(void **state) {
   (void)state;
@@ -619,6 +627,75 @@ static void test_blocks_loop_over_tiles(void **state) {
     free(want.indices);
   }
   finish("blocks looping over tiles");
+}
+
+/* Onepass's calls in a row on one context, on inputs of 1 to 1057 tiles
+ * (n next to multiples of 32 tiles, where its look-back goes over groups of
+ * 32 tiles, whose counters two calls apart share an array that the call
+ * between zeroes), f32 and i64 in turn, half in place, against cpu-ref. */
+static void test_calls_in_a_row(void **state) {
+  (void)state;
+  if (!cuda_alg(SKSS_COMPACT_ALGORITHM_ONEPASS)) skip();
+  tu_rng r;
+  tu_rng_init(&r, tu_seed() + 29);
+  static const int64_t TILES[] = {1, 31, 32, 33, 63, 64, 65, 96, 97, 1055, 1056, 1057};
+  static const skss_dtype TYPES[] = {SKSS_DTYPE_F32, SKSS_DTYPE_I64};
+  const int calls = small_only() ? 24 : 150, kinds = small_only() ? 9 : 12; /* small: up to 97 tiles */
+  size_t max_elems = 0, max_bytes = 0; /* of the largest input of either type */
+  for (int k = 0; k < 2; k++) {
+    const size_t n = (size_t)(TILES[kinds - 1] * tile_of(TYPES[k]) + 1), bytes = n * skss_dtype_size(TYPES[k]);
+    max_elems = n > max_elems ? n : max_elems;
+    max_bytes = bytes > max_bytes ? bytes : max_bytes;
+  }
+  uint8_t *h_in = malloc(max_bytes), *mask = malloc(max_elems), *got = malloc(max_bytes);
+  expected want = {-1, malloc(max_bytes), NULL};
+  uint8_t *b_in, *b_out;
+  int64_t *b_count;
+  assert_true(h_in != NULL && mask != NULL && got != NULL && want.values != NULL);
+  assert_int_equal(cudaMalloc((void **)&b_in, max_bytes), cudaSuccess);
+  assert_int_equal(cudaMalloc((void **)&b_out, max_bytes), cudaSuccess);
+  assert_int_equal(cudaMalloc((void **)&b_count, 8), cudaSuccess);
+  for (int c = 0; c < calls; c++) {
+    skss_compact_desc d = SKSS_COMPACT_DESC_INIT;
+    d.dtype = TYPES[c % 2];
+    d.keep = SKSS_COMPACT_KEEP_GT;
+    d.algorithm = SKSS_COMPACT_ALGORITHM_ONEPASS;
+    const int64_t tiles = TILES[tu_next(&r) % (uint64_t)kinds];
+    d.n = tiles * tile_of(d.dtype) + (int64_t)(tu_next(&r) % 3) - 1; /* a tile's end, one short or one past */
+    const size_t n = (size_t)d.n, elem = skss_dtype_size(d.dtype);
+    const bool in_place = (c / 2) % 2 == 1;
+    tu_compact_scalars(&r, d.dtype, 0, &d.a, &d.b);
+    tu_compact_fill(&r, &d, h_in, mask);
+    TU_OK(ORACLE, skss_compact(ORACLE, &d, h_in, want.values, NULL, &want.count));
+    const size_t kept = (size_t)want.count;
+    assert_int_equal(cudaMemcpy(b_in, h_in, n * elem, cudaMemcpyHostToDevice), cudaSuccess);
+    assert_int_equal(cudaMemset(b_out, POISON, n * elem), cudaSuccess);
+    uint8_t *out = in_place ? b_in : b_out;
+    TU_OK(CTX, skss_compact(CTX, &d, b_in, out, NULL, b_count));
+    int64_t count = -1;
+    assert_int_equal(cudaMemcpy(&count, b_count, 8, cudaMemcpyDeviceToHost), cudaSuccess);
+    if (count != want.count) {
+      CASE_FAIL("call %d, %s n=%zu (%lld tiles)%s: count %lld, cpu-ref %lld", c, skss_dtype_name(d.dtype), n,
+                (long long)tiles, in_place ? " in place" : "", (long long)count, (long long)want.count);
+      continue;
+    }
+    assert_int_equal(cudaMemcpy(got, out, n * elem, cudaMemcpyDeviceToHost), cudaSuccess);
+    const bool ok = memcmp(got, want.values, kept * elem) == 0 &&
+                    (in_place ? memcmp(got + kept * elem, h_in + kept * elem, (n - kept) * elem) == 0
+                              : all_poison(got + kept * elem, (n - kept) * elem));
+    if (!ok)
+      CASE_FAIL("call %d, %s n=%zu (%lld tiles)%s: values differ from cpu-ref, or %s", c, skss_dtype_name(d.dtype), n,
+                (long long)tiles, in_place ? " in place" : "",
+                in_place ? "the rest of `in` changed" : "were written past the count");
+  }
+  cudaFree(b_in);
+  cudaFree(b_out);
+  cudaFree(b_count);
+  free(h_in);
+  free(mask);
+  free(got);
+  free(want.values);
+  finish("calls in a row");
 }
 
 /* A context on the caller's non-blocking stream: an all-device call returns
@@ -887,6 +964,7 @@ int main(void) {
       cmocka_unit_test(test_tile_edges),
       cmocka_unit_test(test_output_offsets),
       cmocka_unit_test(test_blocks_loop_over_tiles),
+      cmocka_unit_test(test_calls_in_a_row),
       cmocka_unit_test(test_callers_stream_and_auto),
       cmocka_unit_test(test_misuse),
       cmocka_unit_test(test_small_call_time),

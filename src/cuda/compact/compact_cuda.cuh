@@ -47,8 +47,8 @@ struct skss__cp_args {
 /* Tile status words of the one pass: 64-bit {epoch: 21, kind: 2, value: 41}
  * in a buffer of the context that only compaction writes; a call publishes
  * with a fresh epoch, so words of earlier calls read as "nothing yet" and
- * nothing is reset between calls (zeroed only when the buffer grows or the
- * epochs run out). Tickets: a 64-bit counter that never resets; this
+ * the words are not reset between calls (zeroed only when the buffer grows
+ * or the epochs run out; the group counters below are). Tickets: a 64-bit counter that never resets; this
  * call's first ticket is ticket_base. Groups of SKSS__CP_GROUP tiles: each
  * tile adds {1 << SKSS__CP_GROUP_COUNT_SHIFT | its count} to its group's
  * counter, which must be zero when the call starts: two arrays of counters
@@ -62,7 +62,7 @@ struct skss__cp_status {
   long long group_capacity;
   unsigned epoch; /* 1 .. SKSS__CP_LAST_EPOCH */
 };
-#define SKSS__CP_GROUP 32
+#define SKSS__CP_GROUP 32 /* a warp's window: the look-back reads a group's tiles, or 32 groups, at once */
 #define SKSS__CP_GROUP_COUNT_SHIFT 48
 #define SKSS__CP_EPOCH_SHIFT 43
 #define SKSS__CP_KIND_SHIFT 41

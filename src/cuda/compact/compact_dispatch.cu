@@ -39,6 +39,8 @@ skss_status skss__cp_status_take(skss_ctx *ctx, const char *fn, size_t words, un
     zero = true;
   }
   if (zero) {
+    /* until the memset is queued, the next call must zero again (a failed one left the words as they were) */
+    st->cp_epoch = SKSS__CP_LAST_EPOCH;
     SKSS_CUDA_TRY(ctx, fn, cudaMemsetAsync(st->cp_status, 0,
                                            256 + (st->cp_status_words + 2 * group_capacity(st->cp_status_words)) * 8,
                                            stream));

@@ -147,6 +147,8 @@ __device__ __forceinline__ long long window_sum(At at, int lane, bool *found) {
  * window (lane l of a window at h reads group h-l), down to the nearest
  * group with an inclusive prefix. A walk over tiles would cover the tiles
  * in flight, about one a block, 32 an L2 round trip. */
+static_assert(SKSS__CP_GROUP == 32, "a window of 32 lanes covers a group's tiles, then 32 groups");
+static_assert(SKSS__CP_GROUP * 65536ll < 1ll << SKSS__CP_GROUP_COUNT_SHIFT, "a group's count fits below its tiles");
 __device__ long long look_back(const onepass_params &p, long long t, int lane) {
   const long long first = t / SKSS__CP_GROUP * SKSS__CP_GROUP;
   bool found;
