@@ -272,6 +272,15 @@
 #ifndef SKSS_CUDA_COMPACT_ONEPASS_PERSISTENT
 #define SKSS_CUDA_COMPACT_ONEPASS_PERSISTENT 1
 #endif
+/* onepass, for tests only (through SKSS_CUDA_COMPACT_DEFS): 0 makes the look-back ignore the
+ * groups' inclusive prefixes (GROUP_WORDS) or their counters (GROUP_COUNTS), so that a test runs
+ * each way a group can be counted, which timing otherwise picks (not both 0). */
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_GROUP_WORDS
+#define SKSS_CUDA_COMPACT_ONEPASS_GROUP_WORDS 1
+#endif
+#ifndef SKSS_CUDA_COMPACT_ONEPASS_GROUP_COUNTS
+#define SKSS_CUDA_COMPACT_ONEPASS_GROUP_COUNTS 1
+#endif
 /* onepass: first and longest __nanosleep of a look-back waiting on a predecessor, ns [untuned]. */
 #define SKSS_CUDA_COMPACT_SPIN_NS_MIN 32
 #define SKSS_CUDA_COMPACT_SPIN_NS_MAX 512

@@ -115,9 +115,10 @@ __device__ __forceinline__ published tile_status(const onepass_params &p, long l
  * added their counts. Both loads are issued before either is looked at. */
 __device__ __forceinline__ published group_status(const onepass_params &p, long long h) {
   const u64 w = status_load(p.st.words + p.tiles + h), c = status_load(p.st.group_counts + h);
-  if ((w >> SKSS__CP_EPOCH_SHIFT) == p.st.epoch && ((w >> SKSS__CP_KIND_SHIFT) & 3u) == SKSS__CP_INCLUSIVE)
+  if (SKSS_CUDA_COMPACT_ONEPASS_GROUP_WORDS && (w >> SKSS__CP_EPOCH_SHIFT) == p.st.epoch &&
+      ((w >> SKSS__CP_KIND_SHIFT) & 3u) == SKSS__CP_INCLUSIVE)
     return {SKSS__CP_INCLUSIVE, w & SKSS__CP_VALUE_MASK};
-  const bool whole = (c >> SKSS__CP_GROUP_COUNT_SHIFT) == SKSS__CP_GROUP;
+  const bool whole = SKSS_CUDA_COMPACT_ONEPASS_GROUP_COUNTS && (c >> SKSS__CP_GROUP_COUNT_SHIFT) == SKSS__CP_GROUP;
   return {whole ? SKSS__CP_AGGREGATE : 0u, c & ((1ull << SKSS__CP_GROUP_COUNT_SHIFT) - 1)};
 }
 
@@ -148,6 +149,8 @@ __device__ __forceinline__ long long window_sum(At at, int lane, bool *found) {
  * group with an inclusive prefix. A walk over tiles would cover the tiles
  * in flight, about one a block, 32 an L2 round trip. */
 static_assert(SKSS__CP_GROUP == 32, "a window of 32 lanes covers a group's tiles, then 32 groups");
+static_assert(SKSS_CUDA_COMPACT_ONEPASS_GROUP_WORDS || SKSS_CUDA_COMPACT_ONEPASS_GROUP_COUNTS,
+              "a group must count by its prefix or by its counter");
 static_assert(SKSS__CP_GROUP * 65536ll < 1ll << SKSS__CP_GROUP_COUNT_SHIFT, "a group's count fits below its tiles");
 __device__ long long look_back(const onepass_params &p, long long t, int lane) {
   const long long first = t / SKSS__CP_GROUP * SKSS__CP_GROUP;
