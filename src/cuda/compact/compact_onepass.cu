@@ -142,16 +142,17 @@ __device__ __forceinline__ long long window_sum(At at, int lane, bool *found) {
   return skss_warp::reduce_all<long long>(lane <= stop ? static_cast<long long>(s.value) : 0ll);
 }
 
+static_assert(SKSS__CP_GROUP == 32, "a window of 32 lanes covers a group's tiles, then 32 groups");
+static_assert(SKSS_CUDA_COMPACT_ONEPASS_GROUP_WORDS || SKSS_CUDA_COMPACT_ONEPASS_GROUP_COUNTS,
+              "a group must count by its prefix or by its counter");
+static_assert(SKSS__CP_GROUP * 65536ll < 1ll << SKSS__CP_GROUP_COUNT_SHIFT, "a group's count fits below its tiles");
+
 /* The number of elements kept by tiles 0 .. t-1 (t > 0), by the whole warp,
  * in two levels: the tiles of t's group before t (lane l reads tile t-1-l)
  * down to the nearest inclusive prefix; without one, whole groups, 32 a
  * window (lane l of a window at h reads group h-l), down to the nearest
  * group with an inclusive prefix. A walk over tiles would cover the tiles
  * in flight, about one a block, 32 an L2 round trip. */
-static_assert(SKSS__CP_GROUP == 32, "a window of 32 lanes covers a group's tiles, then 32 groups");
-static_assert(SKSS_CUDA_COMPACT_ONEPASS_GROUP_WORDS || SKSS_CUDA_COMPACT_ONEPASS_GROUP_COUNTS,
-              "a group must count by its prefix or by its counter");
-static_assert(SKSS__CP_GROUP * 65536ll < 1ll << SKSS__CP_GROUP_COUNT_SHIFT, "a group's count fits below its tiles");
 __device__ long long look_back(const onepass_params &p, long long t, int lane) {
   const long long first = t / SKSS__CP_GROUP * SKSS__CP_GROUP;
   bool found;
