@@ -403,8 +403,14 @@ __global__ void __launch_bounds__(shape<sizeof(UT)>::THREADS, shape<sizeof(UT)>:
       long long prefix = 0;
       if (t > 0) {
         prefix = look_back(p, t, lane);
-        /* in place: acquire, so our writes follow the loads of every tile counted */
-        if (p.in_place) __threadfence();
+        /* in place: acquire, so our writes follow the loads of every tile counted; then the warp's
+         * barrier and lane 0's fence, so that its prefix (which later tiles trust) also follows
+         * what every lane read, not only what lane 0 read */
+        if (p.in_place) {
+          __threadfence();
+          __syncwarp();
+          if (lane == 0) __threadfence();
+        }
         if (lane == 0) status_put(p, t, SKSS__CP_INCLUSIVE, prefix + aggregate);
         /* the group's last tile: the group's inclusive prefix, where later groups' walks stop */
         if (lane == 0 && t % SKSS__CP_GROUP == SKSS__CP_GROUP - 1)
