@@ -14,6 +14,7 @@
  * unaligned head and tail. The last tile writes *count. In place is safe:
  * docs/algorithms/compact.md.
  */
+#include <atomic>
 #include <climits>
 
 #include <cuda/atomic>
@@ -402,8 +403,14 @@ __global__ void __launch_bounds__(shape<sizeof(UT)>::THREADS, shape<sizeof(UT)>:
       long long prefix = 0;
       if (t > 0) {
         prefix = look_back(p, t, lane);
-        /* in place: acquire, so our writes follow the loads of every tile counted */
-        if (p.in_place) __threadfence();
+        /* in place: acquire, so our writes follow the loads of every tile counted; then the warp's
+         * barrier and lane 0's fence, so that its prefix (which later tiles trust) also follows
+         * what every lane read, not only what lane 0 read */
+        if (p.in_place) {
+          __threadfence();
+          __syncwarp();
+          if (lane == 0) __threadfence();
+        }
         if (lane == 0) status_put(p, t, SKSS__CP_INCLUSIVE, prefix + aggregate);
         /* the group's last tile: the group's inclusive prefix, where later groups' walks stop */
         if (lane == 0 && t % SKSS__CP_GROUP == SKSS__CP_GROUP - 1)
@@ -456,11 +463,18 @@ struct launch {
     p.vec_indices = reinterpret_cast<uintptr_t>(a->indices) % 8 == 0;
     p.in_place = a->values != nullptr && a->values == a->in;
     const size_t smem = G::smem(a->values != nullptr, a->indices != nullptr);
-    /* a shape swept past the default limit of dynamic shared memory (tuning.h) */
-    if (smem > 48 * 1024)
+    /* tiles past the default 48 KB of dynamic shared memory: the limit is raised to the most a call
+     * can ask (values and indices) once per device (devices 0-63), off a small call's critical path */
+    static std::atomic<unsigned long long> raised_on{0};
+    const int dev = skss__cuda(ctx)->device;
+    const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
+    if (G::smem(true, true) > 48 * 1024 && (bit == 0 || !(raised_on.load(std::memory_order_relaxed) & bit))) {
       SKSS_CUDA_TRY(ctx, fn,
                     cudaFuncSetAttribute(onepass_kernel<UT, TEST>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(smem)));
+                                         static_cast<int>(G::smem(true, true))));
+      /* relaxed: two threads that both raise it set the same value */
+      raised_on.fetch_or(bit, std::memory_order_relaxed);
+    }
     /* blocks loop over tiles by ticket: as many as the SMs hold (0: one a tile);
      * each takes one ticket past the last tile, so a call takes tiles + grid */
     long long grid = SKSS_CUDA_COMPACT_ONEPASS_PERSISTENT ? static_cast<long long>(a->device_sms) * G::S::BLOCKS : 0;
