@@ -10,7 +10,12 @@
  *               as many warps as a pass keeps resident: the compute's cells an
  *               SM a clock, publishes included;
  *   pass L      skss_align() score only on a random DNA pair of L x L, the
- *               bands' waits and hand-offs included: cells an SM a clock.
+ *               bands' waits and hand-offs included: cells an SM a clock;
+ *   chain L     the pass's own kernel code and launch on an L x L pair, each
+ *               band's ticket time, end and SM recorded (%globaltimer,
+ *               %smid): when bands end along the chain, how they spread.
+ *               `skss_micro_align chain L,...` runs only this probe (builds
+ *               with other SKSS_CUDA_ALIGN_* or task-array constants).
  * Clocks come from clock64() around each block's work (band-only, dpx, imad)
  * or from the pass's time at the SM clock the band-only probe measured.
  * Built in CUDA builds as skss_micro_align; run by scripts/gpu-check.
@@ -76,6 +81,41 @@ __global__ void __launch_bounds__(32 * skss__al::WARPS)
   /* the block's last warp is done */
   __syncthreads();
   if (threadIdx.x == 0) cycles[blockIdx.x] = clock64() - t0;
+}
+
+/* A band of the traced pass: when its warp took it and finished it (ns), and on which SM. */
+struct band_trace {
+  unsigned long long start, end;
+  unsigned sm;
+};
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+
+/* align_band.cuh's pass_kernel (global, score only), each band traced. */
+template <int R>
+__global__ void __launch_bounds__(32 * skss__al::WARPS)
+    traced_pass(skss__al_job job, const int32_t *sub, skss_cuda_taskarray_view ta, band_trace *trace) {
+  __shared__ int32_t ssub[SKSS__ALIGN_CODES * skss__al::SROW];
+  for (int k = threadIdx.x; k < SKSS__ALIGN_CODES * SKSS__ALIGN_CODES; k += blockDim.x)
+    ssub[k / SKSS__ALIGN_CODES * skss__al::SROW + k % SKSS__ALIGN_CODES] = sub[k];
+  /* the table is read by every warp; no warp has taken a band yet */
+  __syncthreads();
+  const int lane = (int)(threadIdx.x & 31);
+  for (int band = skss_cuda_warp_take_row(ta); band < ta.rows; band = skss_cuda_warp_take_row(ta)) {
+    const unsigned long long t0 = global_ns();
+    skss__al::run_band<R, false, false>(job, ssub, ta, band, lane);
+    if (lane == 0) trace[band] = {t0, global_ns(), sm_id()};
+  }
 }
 
 long long median(std::vector<long long> v) {
@@ -224,14 +264,116 @@ void probe_pass(int sms, double mhz, int len) {
   skss_ctx_destroy(ctx);
 }
 
+/* The pass's kernel and launch on an L x L DNA pair (10% mutated), traced:
+ * its time, when the bands end along the chain, how they spread over the SMs.
+ * Band-only's step at the same warps an SM is the run time's floor. */
+void probe_chain(int sms, int len) {
+  constexpr int R = SKSS_CUDA_ALIGN_ROWS;
+  const int bands = (len + 32 * R - 1) / (32 * R), chunks = (len + skss__al::CH - 1) / skss__al::CH;
+  std::mt19937 rng(11);
+  std::vector<uint8_t> a(len), b(len);
+  for (auto &x : a) x = (uint8_t)(rng() % 4);
+  for (int i = 0; i < len; i++) b[i] = rng() % 10 == 0 ? (uint8_t)(rng() % 4) : a[i];
+  std::vector<int32_t> sub(SKSS__ALIGN_CODES * SKSS__ALIGN_CODES, -3);
+  for (int k = 0; k < 4; k++) sub[k * SKSS__ALIGN_CODES + k] = 2;
+  uint8_t *da, *db;
+  int32_t *dsub, *dh, *df;
+  void *counters;
+  band_trace *dt;
+  CHECK(cudaMalloc(&da, len));
+  CHECK(cudaMalloc(&db, len));
+  CHECK(cudaMalloc(&dsub, sub.size() * sizeof(int32_t)));
+  CHECK(cudaMalloc(&dh, (size_t)(len + 1) * sizeof(int32_t)));
+  CHECK(cudaMalloc(&df, (size_t)(len + 1) * sizeof(int32_t)));
+  CHECK(cudaMalloc(&counters, skss__dev_taskarray_bytes(bands)));
+  CHECK(cudaMalloc(&dt, (size_t)bands * sizeof(band_trace)));
+  CHECK(cudaMemcpy(da, a.data(), a.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(db, b.data(), b.size(), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(dsub, sub.data(), sub.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+  skss__al_job job;
+  memset(&job, 0, sizeof job);
+  job.a = da;
+  job.b = db;
+  job.rows = len;
+  job.cols = len;
+  job.lane_rows = R;
+  job.track = SKSS__ALIGN_TRACK_NONE;
+  job.f00 = SKSS__ALIGN_NEG;
+  job.open = 5;
+  job.extend = 2;
+  job.h = dh;
+  job.f = df;
+  skss_cuda_taskarray_view ta;
+  skss__dev_taskarray_carve(&ta, counters, bands, chunks, SKSS_TASKARRAY_KIND_FAIR, 1);
+  int warps = 1, blocks = 1;
+  skss__cuda_align_shape(bands, sms, &warps, &blocks); /* the library's launch */
+  const double ms = micro_median_ms([&] {
+    CHECK(cudaMemsetAsync(counters, 0, skss__dev_taskarray_bytes(bands)));
+    traced_pass<R><<<blocks, 32 * warps>>>(job, dsub, ta, dt);
+  });
+  std::vector<band_trace> t(bands);
+  CHECK(cudaMemcpy(t.data(), dt, t.size() * sizeof(band_trace), cudaMemcpyDeviceToHost));
+  unsigned long long t0 = t[0].start, t1 = 0;
+  for (const auto &x : t) {
+    t0 = std::min(t0, x.start);
+    t1 = std::max(t1, x.end);
+  }
+  std::vector<long long> run(bands), lag(bands > 1 ? bands - 1 : 1, 0);
+  std::vector<int> per_sm(1024, 0);
+  int same_sm = 0;
+  for (int k = 0; k < bands; k++) {
+    run[k] = (long long)(t[k].end - t[k].start);
+    per_sm[t[k].sm % 1024]++;
+    if (k > 0) {
+      lag[k - 1] = (long long)(t[k].start - t[k - 1].start);
+      same_sm += t[k].sm == t[k - 1].sm;
+    }
+  }
+  std::vector<long long> sorted = run;
+  std::sort(sorted.begin(), sorted.end());
+  int lo = bands, hi = 0;
+  for (int k = 0; k < sms; k++) {
+    lo = std::min(lo, per_sm[k]);
+    hi = std::max(hi, per_sm[k]);
+  }
+  const double cells = (double)len * (double)len;
+  printf("chain %-7d R %d CH %d spin %d ns: %.3f ms (%.2f T cells/s), %d bands in %d blocks of %d warps; last start "
+         "at %.1f ms (lag a band median %.1f us); run a band min %.1f / median %.1f / max %.1f ms, last band's %.1f ms; "
+         "bands an SM %d..%d, next band on the same SM %.0f%%; traced span %.1f ms\n",
+         len, R, skss__al::CH, SKSS_CUDA_TASKARRAY_SPIN_NS_MAX, ms, cells / (ms * 1e-3) / 1e12, bands, blocks, warps,
+         (double)(t[bands - 1].start - t0) / 1e6, (double)median(lag) / 1e3, (double)sorted[0] / 1e6,
+         (double)sorted[bands / 2] / 1e6, (double)sorted[bands - 1] / 1e6, (double)run[bands - 1] / 1e6, lo, hi,
+         100.0 * same_sm / std::max(1, bands - 1), (double)(t1 - t0) / 1e6);
+  /* bands take their tickets at once while they all fit on the GPU, so the
+   * ramp shows in when they end: bands 0, 1/8, ..., 7/8 of the way and the last */
+  printf("chain %-7d ends (ms) at eighths:", len);
+  for (int q = 0; q <= 8; q++) printf(" %.1f", (double)(t[std::min(bands - 1, q * bands / 8)].end - t0) / 1e6);
+  printf("\n");
+  CHECK(cudaFree(da));
+  CHECK(cudaFree(db));
+  CHECK(cudaFree(dsub));
+  CHECK(cudaFree(dh));
+  CHECK(cudaFree(df));
+  CHECK(cudaFree(counters));
+  CHECK(cudaFree(dt));
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   const int sms = sm_count();
+  if (argc > 2 && strcmp(argv[1], "chain") == 0) {
+    for (char *s = argv[2]; *s;) {
+      probe_chain(sms, (int)strtol(s, &s, 10));
+      if (*s == ',') s++;
+    }
+    return 0;
+  }
   const int cols = argc > 1 ? atoi(argv[1]) : 1 << 17;
   probe_int<0>("dpx", sms);
   probe_int<1>("imad", sms);
   const double mhz = probe_band(sms, cols);
   for (int len : {100000, 300000, 1000000}) probe_pass(sms, mhz, len);
+  for (int len : {300000, 1000000}) probe_chain(sms, len);
   return 0;
 }

@@ -292,7 +292,9 @@
 /* ---- pairwise alignment (align/) ---- */
 /* Rows a lane keeps in registers (a warp's band is 32 times as many): more
  * rows spread the four shuffles of a column step over more cells [untuned]. */
+#ifndef SKSS_CUDA_ALIGN_ROWS
 #define SKSS_CUDA_ALIGN_ROWS 16
+#endif
 /* ... and for passes too short to fill the GPU at SKSS_CUDA_ALIGN_ROWS: a
  * pass's time is its columns times one band's step while its bands are few,
  * and a step of 4 rows is about half as long (72 instructions, not 156)
@@ -310,9 +312,18 @@
 #endif
 /* Columns of a band's last row per progress count (a multiple of 32): the
  * lag of a band behind the one above it is about this plus 64 steps [untuned]. */
+#ifndef SKSS_CUDA_ALIGN_CHUNK
 #define SKSS_CUDA_ALIGN_CHUNK 64
-/* Warps a block (each takes its own bands by ticket) [untuned]. */
-#define SKSS_CUDA_ALIGN_WARPS 4
+#endif
+/* Most warps a block (each takes its own bands by ticket): a pass launches
+ * one block an SM with as many warps as its share of the bands, up to this
+ * (align_cuda.cuh, skss__cuda_align_shape). At 16 x 124 registers the block
+ * is alone on its SM. [measured] on the H200 (docs/performance.md): blocks of
+ * 4 warps, three or four an SM, ran the 1 Mbp score pass in 964 ms, blocks
+ * of 16, one an SM, in 674 ms. */
+#ifndef SKSS_CUDA_ALIGN_WARPS
+#define SKSS_CUDA_ALIGN_WARPS 16
+#endif
 /* Cells above which a traceback piece is split by GPU passes rather than
  * solved by Myers-Miller on one host thread: lower it and the host pieces
  * shrink, at the price of one more level of (band-starved) passes; the CPU

@@ -68,8 +68,8 @@ static int emu_warps = 4;
 static int emu_lane_rows_seen = 0; /* bit 0: a short-rows pass ran, bit 1: a full one */
 static cudaError_t emu_launch_error = cudaSuccess; /* the launch's answer when not cudaSuccess */
 
-cudaError_t skss_emu_align_launch(const skss__al_job *job, const int32_t *sub, void *counters, cudaStream_t,
-                                  const char **what) {
+cudaError_t skss_emu_align_launch(const skss__al_job *job, const int32_t *sub, void *counters, int /* sms */,
+                                  cudaStream_t, const char **what) {
   if (emu_launch_error != cudaSuccess) {
     *what = "the emulated launch";
     return emu_launch_error;

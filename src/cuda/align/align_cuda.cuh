@@ -25,6 +25,18 @@ static inline int skss__cuda_align_lane_rows(int64_t rows, int sms) {
                                                                                : SKSS_CUDA_ALIGN_ROWS;
 }
 
+/* The launch of a pass of `bands` bands on `sms` SMs: one block an SM (or a
+ * band), each of the warps its share of the bands needs, at most
+ * SKSS_CUDA_ALIGN_WARPS. Every SM then runs as many bands as any other, all of
+ * one block: the band's chain runs at the pace of its slowest band, and bands
+ * of younger blocks stacked on an SM fell behind (docs/performance.md). */
+static inline void skss__cuda_align_shape(int64_t bands, int sms, int *warps, int *blocks) {
+  const int64_t s = sms > 0 ? sms : 1, b = bands > 0 ? bands : 1;
+  const int64_t w = (b + s - 1) / s;
+  *warps = (int)(w < SKSS_CUDA_ALIGN_WARPS ? w : SKSS_CUDA_ALIGN_WARPS);
+  *blocks = (int)(b < s ? b : s);
+}
+
 /* One device pass. Device pointers; the row buffers hold row 0 on entry only
  * in spirit: band 0 computes row 0 itself, every band overwrites columns
  * 1..cols with its last row (in place, as the CPU's task array does). */
@@ -60,10 +72,10 @@ __host__ __device__ static inline int32_t skss__al_row0(int free_start, int32_t 
 
 /* Launches the pass's kernel on `stream`; `sub`: the 32 x 32 scores
  * (device memory; every scoring, match/mismatch too). counters: the task
- * array's (skss__dev_taskarray_bytes(bands)), already zeroed. Touches no
- * context, so lanes on several host threads may launch at once; on failure
+ * array's (skss__dev_taskarray_bytes(bands)), already zeroed; sms: the
+ * device's multiprocessors (skss__cuda_align_shape). Touches no context, so lanes on several host threads may launch at once; on failure
  * *what names the CUDA call that failed. */
-cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub, void *counters,
+cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub, void *counters, int sms,
                                     cudaStream_t stream, const char **what);
 
 /* A lane (backend_cuda.h): what one host thread needs to run passes beside

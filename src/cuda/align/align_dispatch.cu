@@ -267,7 +267,7 @@ skss_status run_pass(const where &w, const skss__align_scores *sc, skss__align_p
   const int32_t *sub = reinterpret_cast<const int32_t *>(dev + l.sub);
   AL_TRY(w, cudaMemcpyAsync(dev + l.sub, up_sub, sizeof sc->sub, cudaMemcpyHostToDevice, stream));
   const char *what = "the pass kernel";
-  const cudaError_t e = skss__cuda_align_launch(&job, sub, dev, stream, &what);
+  const cudaError_t e = skss__cuda_align_launch(&job, sub, dev, sms, stream, &what);
   if (e != cudaSuccess) return fail(w, SKSS_ERR_CUDA, "%s: %s: %s", FN, what, cudaGetErrorString(e));
   return download(w, sc, p, job, bands, host, t);
 }

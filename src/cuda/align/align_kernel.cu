@@ -8,27 +8,22 @@
  * SKSS_CUDA_ALIGN_CHUNK columns; the band below waits for them (a fair task array).
  * Hopper DPX: a cell is two __viaddmax_s32 (E, F), a max and one more
  * __viaddmax_s32 for H - o directly (docs/algorithms/align.md, `skss`). The
- * device code is align_band.cuh; this file launches it on the stream it is
- * given (the context's, or a traceback lane's: align_lanes.cu).
+ * device code is align_band.cuh; this file launches it, one block an SM with
+ * its share of the bands (skss__cuda_align_shape), on the stream it is given
+ * (the context's, or a traceback lane's: align_lanes.cu).
  */
 #include "align_band.cuh"
 
 namespace {
 
 template <int R, bool LOCAL, bool ALL>
-cudaError_t launch(const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta, cudaStream_t stream,
-                   const char **what) {
-  const int threads = 32 * skss__al::WARPS;
-  int blocks = 1;
-  cudaError_t e = skss_cuda_taskarray_blocks(skss__al::pass_kernel<R, LOCAL, ALL>, threads, 0, skss__al::WARPS,
-                                             ta.rows, &blocks);
-  if (e != cudaSuccess) {
-    *what = "skss_cuda_taskarray_blocks()";
-    return e;
-  }
-  skss__al::pass_kernel<R, LOCAL, ALL><<<blocks, threads, 0, stream>>>(*job, sub, ta);
+cudaError_t launch(const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta, int sms,
+                   cudaStream_t stream, const char **what) {
+  int warps = 1, blocks = 1;
+  skss__cuda_align_shape(ta.rows, sms, &warps, &blocks);
+  skss__al::pass_kernel<R, LOCAL, ALL><<<blocks, 32 * warps, 0, stream>>>(*job, sub, ta);
   *what = "the pass kernel's launch";
-  e = cudaGetLastError();
+  cudaError_t e = cudaGetLastError();
 #ifdef SKSS_CUDA_SYNC_EACH_LAUNCH
   if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
 #endif
@@ -37,23 +32,25 @@ cudaError_t launch(const skss__al_job *job, const int32_t *sub, const skss_cuda_
 
 /* The kernel of the job's mode and best-cell track. */
 template <int R>
-cudaError_t launch_rows(const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta,
+cudaError_t launch_rows(const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta, int sms,
                         cudaStream_t stream, const char **what) {
   const bool all = job->track == SKSS__ALIGN_TRACK_ALL;
   if (job->local)
-    return all ? launch<R, true, true>(job, sub, ta, stream, what) : launch<R, true, false>(job, sub, ta, stream, what);
-  return all ? launch<R, false, true>(job, sub, ta, stream, what) : launch<R, false, false>(job, sub, ta, stream, what);
+    return all ? launch<R, true, true>(job, sub, ta, sms, stream, what)
+               : launch<R, true, false>(job, sub, ta, sms, stream, what);
+  return all ? launch<R, false, true>(job, sub, ta, sms, stream, what)
+             : launch<R, false, false>(job, sub, ta, sms, stream, what);
 }
 
 }  // namespace
 
-cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub, void *counters, cudaStream_t stream,
-                                    const char **what) {
+cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub, void *counters, int sms,
+                                    cudaStream_t stream, const char **what) {
   const int bands = (job->rows + 32 * job->lane_rows - 1) / (32 * job->lane_rows);
   const int chunks = (job->cols + skss__al::CH - 1) / skss__al::CH;
   skss_cuda_taskarray_view ta;
   skss__dev_taskarray_carve(&ta, counters, bands, chunks, SKSS_TASKARRAY_KIND_FAIR, 1);
   if (job->lane_rows == SKSS_CUDA_ALIGN_ROWS_SHORT)
-    return launch_rows<SKSS_CUDA_ALIGN_ROWS_SHORT>(job, sub, ta, stream, what);
-  return launch_rows<SKSS_CUDA_ALIGN_ROWS>(job, sub, ta, stream, what);
+    return launch_rows<SKSS_CUDA_ALIGN_ROWS_SHORT>(job, sub, ta, sms, stream, what);
+  return launch_rows<SKSS_CUDA_ALIGN_ROWS>(job, sub, ta, sms, stream, what);
 }
