@@ -148,6 +148,58 @@ void probe_int(const char *name, int sms) {
   CHECK(cudaFree(cyc));
 }
 
+/* A pass's device data for the probes: a DNA pair, the match 2 / mismatch -3
+ * table, `copies` row buffers of cols + 1 (H and F) and a task array of
+ * `ta_rows` rows, with the job (global, score only, gaps 5 + 2) over them. */
+struct probe_data {
+  uint8_t *a = nullptr, *b = nullptr;
+  int32_t *sub = nullptr, *h = nullptr, *f = nullptr;
+  void *counters = nullptr;
+  size_t counter_bytes = 0;
+  skss__al_job job;
+  skss_cuda_taskarray_view ta;
+
+  probe_data(const std::vector<uint8_t> &ha, const std::vector<uint8_t> &hb, int copies, int ta_rows) {
+    const int rows = (int)ha.size(), cols = (int)hb.size();
+    std::vector<int32_t> table(SKSS__ALIGN_CODES * SKSS__ALIGN_CODES, -3);
+    for (int k = 0; k < 4; k++) table[k * SKSS__ALIGN_CODES + k] = 2;
+    counter_bytes = skss__dev_taskarray_bytes(ta_rows);
+    CHECK(cudaMalloc(&a, ha.size()));
+    CHECK(cudaMalloc(&b, hb.size()));
+    CHECK(cudaMalloc(&sub, table.size() * sizeof(int32_t)));
+    CHECK(cudaMalloc(&h, (size_t)copies * (cols + 1) * sizeof(int32_t)));
+    CHECK(cudaMalloc(&f, (size_t)copies * (cols + 1) * sizeof(int32_t)));
+    CHECK(cudaMalloc(&counters, counter_bytes));
+    CHECK(cudaMemcpy(a, ha.data(), ha.size(), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(b, hb.data(), hb.size(), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(sub, table.data(), table.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+    memset(&job, 0, sizeof job);
+    job.a = a;
+    job.b = b;
+    job.rows = rows;
+    job.cols = cols;
+    job.lane_rows = SKSS_CUDA_ALIGN_ROWS;
+    job.track = SKSS__ALIGN_TRACK_NONE;
+    job.f00 = SKSS__ALIGN_NEG;
+    job.open = 5;
+    job.extend = 2;
+    job.h = h;
+    job.f = f;
+    skss__dev_taskarray_carve(&ta, counters, ta_rows, (cols + skss__al::CH - 1) / skss__al::CH,
+                              SKSS_TASKARRAY_KIND_FAIR, 1);
+  }
+  probe_data(const probe_data &) = delete;
+  probe_data &operator=(const probe_data &) = delete;
+  ~probe_data() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(sub);
+    cudaFree(h);
+    cudaFree(f);
+    cudaFree(counters);
+  }
+};
+
 /* Cells an SM a clock of run_band with no waits; returns the SM clock in MHz. */
 double probe_band(int sms, int cols) {
   constexpr int R = SKSS_CUDA_ALIGN_ROWS;
@@ -158,43 +210,12 @@ double probe_band(int sms, int cols) {
   std::vector<uint8_t> a(rows), b(cols);
   for (auto &x : a) x = (uint8_t)(rng() % 4);
   for (auto &x : b) x = (uint8_t)(rng() % 4);
-  std::vector<int32_t> sub(SKSS__ALIGN_CODES * SKSS__ALIGN_CODES, -3);
-  for (int k = 0; k < 4; k++) sub[k * SKSS__ALIGN_CODES + k] = 2;
-  uint8_t *da, *db;
-  int32_t *dsub, *dh, *df;
-  void *counters;
+  probe_data d(a, b, warps, warps);
   long long *cyc;
-  unsigned long long *key;
-  CHECK(cudaMalloc(&da, rows));
-  CHECK(cudaMalloc(&db, cols));
-  CHECK(cudaMalloc(&dsub, sub.size() * sizeof(int32_t)));
-  CHECK(cudaMalloc(&dh, (size_t)warps * (cols + 1) * sizeof(int32_t)));
-  CHECK(cudaMalloc(&df, (size_t)warps * (cols + 1) * sizeof(int32_t)));
-  CHECK(cudaMalloc(&counters, skss__dev_taskarray_bytes(warps)));
   CHECK(cudaMalloc(&cyc, (size_t)blocks * sizeof(long long)));
-  CHECK(cudaMalloc(&key, sizeof *key));
-  CHECK(cudaMemcpy(da, a.data(), a.size(), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(db, b.data(), b.size(), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(dsub, sub.data(), sub.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
-  skss__al_job job;
-  memset(&job, 0, sizeof job);
-  job.a = da;
-  job.b = db;
-  job.rows = rows;
-  job.cols = cols;
-  job.lane_rows = R;
-  job.track = SKSS__ALIGN_TRACK_NONE;
-  job.open = 5;
-  job.extend = 2;
-  job.h = dh;
-  job.f = df;
-  job.key = key;
-  skss_cuda_taskarray_view ta;
-  skss__dev_taskarray_carve(&ta, counters, warps, (cols + skss__al::CH - 1) / skss__al::CH,
-                            SKSS_TASKARRAY_KIND_FAIR, 1);
   const double ms = micro_median_ms([&] {
-    CHECK(cudaMemsetAsync(counters, 0, skss__dev_taskarray_bytes(warps)));
-    band_only<R><<<blocks, 32 * skss__al::WARPS>>>(job, dsub, ta, cyc);
+    CHECK(cudaMemsetAsync(d.counters, 0, d.counter_bytes));
+    band_only<R><<<blocks, 32 * skss__al::WARPS>>>(d.job, d.sub, d.ta, cyc);
   });
   std::vector<long long> c(blocks);
   CHECK(cudaMemcpy(c.data(), cyc, c.size() * sizeof(long long), cudaMemcpyDeviceToHost));
@@ -203,14 +224,7 @@ double probe_band(int sms, int cols) {
   printf("band-only  %6.2f cells an SM a clock, %d warps an SM of %d rows x %d columns, %.3f ms, %.2f T cells/s\n",
          cells_sm / (double)median(c), per_sm * skss__al::WARPS, rows, cols, ms,
          cells_sm * sms / (ms * 1e-3) / 1e12);
-  CHECK(cudaFree(da));
-  CHECK(cudaFree(db));
-  CHECK(cudaFree(dsub));
-  CHECK(cudaFree(dh));
-  CHECK(cudaFree(df));
-  CHECK(cudaFree(counters));
   CHECK(cudaFree(cyc));
-  CHECK(cudaFree(key));
   return mhz;
 }
 
@@ -269,47 +283,19 @@ void probe_pass(int sms, double mhz, int len) {
  * Band-only's step at the same warps an SM is the run time's floor. */
 void probe_chain(int sms, int len) {
   constexpr int R = SKSS_CUDA_ALIGN_ROWS;
-  const int bands = (len + 32 * R - 1) / (32 * R), chunks = (len + skss__al::CH - 1) / skss__al::CH;
+  const int bands = (len + 32 * R - 1) / (32 * R);
   std::mt19937 rng(11);
   std::vector<uint8_t> a(len), b(len);
   for (auto &x : a) x = (uint8_t)(rng() % 4);
   for (int i = 0; i < len; i++) b[i] = rng() % 10 == 0 ? (uint8_t)(rng() % 4) : a[i];
-  std::vector<int32_t> sub(SKSS__ALIGN_CODES * SKSS__ALIGN_CODES, -3);
-  for (int k = 0; k < 4; k++) sub[k * SKSS__ALIGN_CODES + k] = 2;
-  uint8_t *da, *db;
-  int32_t *dsub, *dh, *df;
-  void *counters;
+  probe_data d(a, b, 1, bands);
   band_trace *dt;
-  CHECK(cudaMalloc(&da, len));
-  CHECK(cudaMalloc(&db, len));
-  CHECK(cudaMalloc(&dsub, sub.size() * sizeof(int32_t)));
-  CHECK(cudaMalloc(&dh, (size_t)(len + 1) * sizeof(int32_t)));
-  CHECK(cudaMalloc(&df, (size_t)(len + 1) * sizeof(int32_t)));
-  CHECK(cudaMalloc(&counters, skss__dev_taskarray_bytes(bands)));
   CHECK(cudaMalloc(&dt, (size_t)bands * sizeof(band_trace)));
-  CHECK(cudaMemcpy(da, a.data(), a.size(), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(db, b.data(), b.size(), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(dsub, sub.data(), sub.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
-  skss__al_job job;
-  memset(&job, 0, sizeof job);
-  job.a = da;
-  job.b = db;
-  job.rows = len;
-  job.cols = len;
-  job.lane_rows = R;
-  job.track = SKSS__ALIGN_TRACK_NONE;
-  job.f00 = SKSS__ALIGN_NEG;
-  job.open = 5;
-  job.extend = 2;
-  job.h = dh;
-  job.f = df;
-  skss_cuda_taskarray_view ta;
-  skss__dev_taskarray_carve(&ta, counters, bands, chunks, SKSS_TASKARRAY_KIND_FAIR, 1);
   int warps = 1, blocks = 1;
   skss__cuda_align_shape(bands, sms, &warps, &blocks); /* the library's launch */
   const double ms = micro_median_ms([&] {
-    CHECK(cudaMemsetAsync(counters, 0, skss__dev_taskarray_bytes(bands)));
-    traced_pass<R><<<blocks, 32 * warps>>>(job, dsub, ta, dt);
+    CHECK(cudaMemsetAsync(d.counters, 0, d.counter_bytes));
+    traced_pass<R><<<blocks, 32 * warps>>>(d.job, d.sub, d.ta, dt);
   });
   std::vector<band_trace> t(bands);
   CHECK(cudaMemcpy(t.data(), dt, t.size() * sizeof(band_trace), cudaMemcpyDeviceToHost));
@@ -349,12 +335,6 @@ void probe_chain(int sms, int len) {
   printf("chain %-7d ends (ms) at eighths:", len);
   for (int q = 0; q <= 8; q++) printf(" %.1f", (double)(t[std::min(bands - 1, q * bands / 8)].end - t0) / 1e6);
   printf("\n");
-  CHECK(cudaFree(da));
-  CHECK(cudaFree(db));
-  CHECK(cudaFree(dsub));
-  CHECK(cudaFree(dh));
-  CHECK(cudaFree(df));
-  CHECK(cudaFree(counters));
   CHECK(cudaFree(dt));
 }
 
