@@ -128,6 +128,21 @@ int main(int argc, char **argv) {
   ctx->cuda = &state;
   skss__cuda_align_lane lane;
   std::memset(&lane, 0, sizeof lane);
+  /* the launch's shape: one block an SM (or a band), each with the fewest
+   * warps that give every band a warp, up to the cap (then every SM full) */
+  for (int sms : {1, 2, 114, 132})
+    for (int64_t bands : {0, 1, 2, 31, 131, 132, 133, 586, 1954, 2112, 2113, 20000}) {
+      int w = 0, bl = 0;
+      skss__cuda_align_shape(bands, sms, &w, &bl);
+      const int64_t need = std::max<int64_t>(bands, 1);
+      const bool cover = (int64_t)w * bl >= need || (w == SKSS_CUDA_ALIGN_WARPS && bl == sms);
+      if (w < 1 || w > SKSS_CUDA_ALIGN_WARPS || bl < 1 || bl > sms || bl > need || !cover ||
+          (int64_t)(w - 1) * bl >= need) {
+        std::printf("shape: %lld bands on %d SMs gave %d blocks of %d warps\n", (long long)bands, sms, bl, w);
+        return 1;
+      }
+    }
+  std::printf("launch shapes: ok\n");
   /* rows around both band heights (128 and 512 rows); over 1536 a pass on
    * one SM keeps 16 rows a lane (4 bands), below it takes 4 (the chooser) */
   static const int RS[] = {0, 1, 2, 5, 31, 32, 33, 100, 127, 128, 129, 511, 512, 513, 700, 1100, 1600, 2100};
