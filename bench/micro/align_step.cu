@@ -317,19 +317,21 @@ void probe_chain(int sms, int len) {
   }
   std::vector<long long> sorted = run;
   std::sort(sorted.begin(), sorted.end());
-  int lo = bands, hi = 0;
-  for (int k = 0; k < sms; k++) {
+  int lo = bands, hi = 0, used = 0; /* over the SMs that ran a band (%smid need not be dense) */
+  for (int k = 0; k < 1024; k++) {
+    if (per_sm[k] == 0) continue;
+    used++;
     lo = std::min(lo, per_sm[k]);
     hi = std::max(hi, per_sm[k]);
   }
   const double cells = (double)len * (double)len;
   printf("chain %-7d R %d CH %d spin %d ns: %.3f ms (%.2f T cells/s), %d bands in %d blocks of %d warps; last start "
          "at %.1f ms (lag a band median %.1f us); run a band min %.1f / median %.1f / max %.1f ms, last band's %.1f ms; "
-         "bands an SM %d..%d, next band on the same SM %.0f%%; traced span %.1f ms\n",
+         "%d SMs ran bands, %d..%d each, next band on the same SM %.0f%%; traced span %.1f ms\n",
          len, R, skss__al::CH, SKSS_CUDA_TASKARRAY_SPIN_NS_MAX, ms, cells / (ms * 1e-3) / 1e12, bands, blocks, warps,
          (double)(t[bands - 1].start - t0) / 1e6, (double)median(lag) / 1e3, (double)sorted[0] / 1e6,
-         (double)sorted[bands / 2] / 1e6, (double)sorted[bands - 1] / 1e6, (double)run[bands - 1] / 1e6, lo, hi,
-         100.0 * same_sm / std::max(1, bands - 1), (double)(t1 - t0) / 1e6);
+         (double)sorted[bands / 2] / 1e6, (double)sorted[bands - 1] / 1e6, (double)run[bands - 1] / 1e6, used, lo,
+         hi, 100.0 * same_sm / std::max(1, bands - 1), (double)(t1 - t0) / 1e6);
   /* bands take their tickets at once while they all fit on the GPU, so the
    * ramp shows in when they end: bands 0, 1/8, ..., 7/8 of the way and the last */
   printf("chain %-7d ends (ms) at eighths:", len);
@@ -342,11 +344,24 @@ void probe_chain(int sms, int len) {
 
 int main(int argc, char **argv) {
   const int sms = sm_count();
-  if (argc > 2 && strcmp(argv[1], "chain") == 0) {
-    for (char *s = argv[2]; *s;) {
-      probe_chain(sms, (int)strtol(s, &s, 10));
-      if (*s == ',') s++;
+  if (argc > 1 && strcmp(argv[1], "chain") == 0) {
+    /* lengths first, then the probes: a bad list runs nothing */
+    std::vector<int> lens;
+    for (char *s = argc > 2 ? argv[2] : (char *)""; *s;) {
+      char *end = s;
+      const long len = strtol(s, &end, 10);
+      if (end == s || len < 1 || len > (1 << 30) || (*end != ',' && *end != '\0')) {
+        fprintf(stderr, "usage: skss_micro_align chain L[,L...] (positive lengths)\n");
+        return 2;
+      }
+      lens.push_back((int)len);
+      s = *end == ',' ? end + 1 : end;
     }
+    if (lens.empty()) {
+      fprintf(stderr, "usage: skss_micro_align chain L[,L...] (positive lengths)\n");
+      return 2;
+    }
+    for (int len : lens) probe_chain(sms, len);
     return 0;
   }
   const int cols = argc > 1 ? atoi(argv[1]) : 1 << 17;

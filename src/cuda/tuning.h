@@ -291,7 +291,11 @@
 
 /* ---- pairwise alignment (align/) ---- */
 /* Rows a lane keeps in registers (a warp's band is 32 times as many): more
- * rows spread the four shuffles of a column step over more cells [untuned]. */
+ * rows spread the four shuffles of a column step over more cells. On the
+ * H200 with blocks of 4 warps, 24 rows (167 registers, 12 warps an SM) ran
+ * the 1 Mbp score pass in 904 ms against 964 at 16, and 300 kbp in 137 ms
+ * against 119. With one block an SM, 24 rows need SKSS_CUDA_ALIGN_WARPS 12
+ * (at 16 the 128-register cap spills): not measured yet [partly measured]. */
 #ifndef SKSS_CUDA_ALIGN_ROWS
 #define SKSS_CUDA_ALIGN_ROWS 16
 #endif
@@ -311,14 +315,17 @@
 #define SKSS_CUDA_ALIGN_SHORT_BELOW 0
 #endif
 /* Columns of a band's last row per progress count (a multiple of 32): the
- * lag of a band behind the one above it is about this plus 64 steps [untuned]. */
+ * lag of a band behind the one above it is about this plus 64 steps. On the
+ * H200 (one run each, chain probe) 32 ran the 1 Mbp score pass in 607 ms
+ * against 676 and the 300 kbp one 2% slower; to be confirmed before it ships
+ * (docs/performance.md) [partly measured]. */
 #ifndef SKSS_CUDA_ALIGN_CHUNK
 #define SKSS_CUDA_ALIGN_CHUNK 64
 #endif
 /* Most warps a block (each takes its own bands by ticket): a pass launches
  * one block an SM with as many warps as its share of the bands, up to this
- * (align_cuda.cuh, skss__cuda_align_shape). At 16 x 124 registers the block
- * is alone on its SM. [measured] on the H200 (docs/performance.md): blocks of
+ * (align_cuda.cuh, skss__cuda_align_shape). At 16 warps of 122-128 registers
+ * the block is alone on its SM. [measured] on the H200 (docs/performance.md): blocks of
  * 4 warps, three or four an SM, ran the 1 Mbp score pass in 964 ms, blocks
  * of 16, one an SM, in 674 ms. */
 #ifndef SKSS_CUDA_ALIGN_WARPS

@@ -136,7 +136,7 @@ int main(int argc, char **argv) {
       skss__cuda_align_shape(bands, sms, &w, &bl);
       const int64_t need = std::max<int64_t>(bands, 1);
       const bool cover = (int64_t)w * bl >= need || (w == SKSS_CUDA_ALIGN_WARPS && bl == sms);
-      if (w < 1 || w > SKSS_CUDA_ALIGN_WARPS || bl < 1 || bl > sms || bl > need || !cover ||
+      if (w < 1 || w > SKSS_CUDA_ALIGN_WARPS || bl != std::min<int64_t>(need, sms) || !cover ||
           (int64_t)(w - 1) * bl >= need) {
         std::printf("shape: %lld bands on %d SMs gave %d blocks of %d warps\n", (long long)bands, sms, bl, w);
         return 1;

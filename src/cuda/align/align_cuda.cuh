@@ -27,9 +27,10 @@ static inline int skss__cuda_align_lane_rows(int64_t rows, int sms) {
 
 /* The launch of a pass of `bands` bands on `sms` SMs: one block an SM (or a
  * band), each of the warps its share of the bands needs, at most
- * SKSS_CUDA_ALIGN_WARPS. Every SM then runs as many bands as any other, all of
- * one block: the band's chain runs at the pace of its slowest band, and bands
- * of younger blocks stacked on an SM fell behind (docs/performance.md). */
+ * SKSS_CUDA_ALIGN_WARPS. An SM then runs at most ceil(bands / SMs) bands, all
+ * of one block (warps past the last band find no ticket and leave): the
+ * chain of bands runs at the pace of its slowest band, and bands of younger
+ * blocks stacked on an SM fell behind (docs/performance.md). */
 static inline void skss__cuda_align_shape(int64_t bands, int sms, int *warps, int *blocks) {
   const int64_t s = sms > 0 ? sms : 1, b = bands > 0 ? bands : 1;
   const int64_t w = (b + s - 1) / s;
