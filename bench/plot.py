@@ -136,8 +136,15 @@ def throughput_panel(ax, doc, name, indices, rows):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_title(name, fontsize=10)
-    # the knapsack-papers cases have their own item counts (in their size)
-    axis = "capacity C" if unit == "cell" and doc["cases"][indices[0]].get("table") else AXIS.get(unit, unit)
+    # the knapsack-papers cases have their own item counts (in their size); an alignment's x is
+    # the length of each of its two sequences
+    first = doc["cases"][indices[0]]
+    if first["primitive"] == "align":
+        axis = "length of each sequence (bp)"
+    elif unit == "cell" and first.get("table"):
+        axis = "capacity C"
+    else:
+        axis = AXIS.get(unit, unit)
     ax.set_xlabel(axis, fontsize=8)
     ax.set_ylabel(RATE.get(unit, unit), fontsize=8)
     ax.tick_params(labelsize=7)
