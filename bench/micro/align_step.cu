@@ -66,10 +66,7 @@ template <int R>
 __global__ void __launch_bounds__(32 * skss__al::WARPS)
     band_only(skss__al_job job, const int32_t *sub, skss_cuda_taskarray_view ta, long long *cycles) {
   __shared__ int32_t ssub[SKSS__ALIGN_CODES * skss__al::SROW];
-  for (int k = threadIdx.x; k < SKSS__ALIGN_CODES * SKSS__ALIGN_CODES; k += blockDim.x)
-    ssub[k / SKSS__ALIGN_CODES * skss__al::SROW + k % SKSS__ALIGN_CODES] = sub[k];
-  /* the table is read by every warp */
-  __syncthreads();
+  skss__al::load_scores(ssub, sub);
   const int lane = (int)(threadIdx.x & 31), w = (int)(blockIdx.x * skss__al::WARPS + threadIdx.x / 32);
   skss__al_job mine = job;
   mine.h = job.h + (size_t)w * (size_t)(job.cols + 1);
@@ -106,10 +103,7 @@ template <int R>
 __global__ void __launch_bounds__(32 * skss__al::WARPS)
     traced_pass(skss__al_job job, const int32_t *sub, skss_cuda_taskarray_view ta, band_trace *trace) {
   __shared__ int32_t ssub[SKSS__ALIGN_CODES * skss__al::SROW];
-  for (int k = threadIdx.x; k < SKSS__ALIGN_CODES * SKSS__ALIGN_CODES; k += blockDim.x)
-    ssub[k / SKSS__ALIGN_CODES * skss__al::SROW + k % SKSS__ALIGN_CODES] = sub[k];
-  /* the table is read by every warp; no warp has taken a band yet */
-  __syncthreads();
+  skss__al::load_scores(ssub, sub);
   const int lane = (int)(threadIdx.x & 31);
   for (int band = skss_cuda_warp_take_row(ta); band < ta.rows; band = skss_cuda_warp_take_row(ta)) {
     const unsigned long long t0 = global_ns();

@@ -8,6 +8,8 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
+
 #include "core/backend_cuda.h"
 
 /* CUDA state owned by a context. */
@@ -59,6 +61,20 @@ static inline cudaError_t skss__cuda_sm_count(skss_ctx *ctx, int *out) {
   *out = st->sms;
   return cudaSuccess;
 }
+
+/* Which devices (0-63) a kernel's attributes were set on, so that they are
+ * set once per device, off a small call's critical path: a function-local
+ * static per kernel. pending() is always true on devices past 63. */
+struct skss__cuda_per_device_once {
+  std::atomic<unsigned long long> done{0};
+  static unsigned long long bit(int device) { return device >= 0 && device < 64 ? 1ull << device : 0; }
+  bool pending(int device) const {
+    const unsigned long long b = bit(device);
+    return b == 0 || !(done.load(std::memory_order_relaxed) & b);
+  }
+  /* relaxed: two threads that both set the attributes set the same values */
+  void mark(int device) { done.fetch_or(bit(device), std::memory_order_relaxed); }
+};
 
 /* Evaluates a CUDA runtime call; on failure records "fn: call: message" on
  * ctx and returns SKSS_ERR_CUDA from the enclosing function. */

@@ -324,10 +324,10 @@
 #endif
 /* Most warps a block (each takes its own bands by ticket): a pass launches
  * one block an SM with as many warps as its share of the bands, up to this
- * (align_cuda.cuh, skss__cuda_align_shape). At 16 warps of 122-128 registers
- * the block is alone on its SM. [measured] on the H200 (docs/performance.md): blocks of
- * 4 warps, three or four an SM, ran the 1 Mbp score pass in 964 ms, blocks
- * of 16, one an SM, in 674 ms. */
+ * (align_cuda.cuh, skss__cuda_align_shape). At 16 warps of 122-128
+ * registers the block is alone on its SM. On the H200 blocks of 4 warps,
+ * three or four an SM, ran the 1 Mbp score pass in 964 ms, blocks of 16, one
+ * an SM, in 674 ms (docs/performance.md) [measured]. */
 #ifndef SKSS_CUDA_ALIGN_WARPS
 #define SKSS_CUDA_ALIGN_WARPS 16
 #endif

@@ -21,10 +21,12 @@
  * offset mod 16 bytes (its 16-byte stores peel a head and a tail), with
  * nothing written outside; inputs over which onepass's blocks loop (two
  * rounds of tiles); onepass's calls in a row on inputs of 1 to 1057 tiles
- * (its look-back over groups of 32 tiles and their counters). SKSS_TEST_SMALL=1 keeps n <= 4099 (compute-sanitizer),
- * but for that last test, run on f32 and onepass alone (about 8.7M
- * elements on 132 SMs); SKSS_CP_ALGS=id limits the algorithms; SKSS_TEST_ONLY=PATTERN runs the
- * tests whose names match. Exits 77 without a GPU.
+ * (its look-back over groups of 32 tiles and their counters).
+ * SKSS_TEST_SMALL=1 keeps n <= 4099 (compute-sanitizer), but for the
+ * looping test, run on f32 and onepass alone (about 8.7M elements on 132
+ * SMs), and 24 calls in a row of up to 97 tiles; SKSS_CP_ALGS=id limits the
+ * algorithms; SKSS_TEST_ONLY=PATTERN runs the tests whose names match.
+ * Exits 77 without a GPU.
  */
 #include <cuda_runtime.h>
 #include <stdio.h>

@@ -256,14 +256,20 @@ __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const sks
   if (ALL || job.track == SKSS__ALIGN_TRACK_EDGE) band_best<R, ALL>(job, s, band, first, lane);
 }
 
-template <int R, bool LOCAL, bool ALL>
-__global__ void __launch_bounds__(32 * WARPS) pass_kernel(skss__al_job job, const int32_t *sub,
-                                                          skss_cuda_taskarray_view ta) {
-  __shared__ int32_t ssub[SKSS__ALIGN_CODES * SROW];
+/* The 32 x 32 scores into shared memory (rows SROW words apart), by the
+ * whole block, before any warp takes a band. */
+__device__ __forceinline__ void load_scores(int32_t *ssub, const int32_t *sub) {
   for (int k = threadIdx.x; k < SKSS__ALIGN_CODES * SKSS__ALIGN_CODES; k += blockDim.x)
     ssub[k / SKSS__ALIGN_CODES * SROW + k % SKSS__ALIGN_CODES] = sub[k];
   /* the table is read by every warp; no warp has taken a band yet */
   __syncthreads();
+}
+
+template <int R, bool LOCAL, bool ALL>
+__global__ void __launch_bounds__(32 * WARPS) pass_kernel(skss__al_job job, const int32_t *sub,
+                                                          skss_cuda_taskarray_view ta) {
+  __shared__ int32_t ssub[SKSS__ALIGN_CODES * SROW];
+  load_scores(ssub, sub);
   const int lane = (int)(threadIdx.x & 31);
   for (int band = skss_cuda_warp_take_row(ta); band < ta.rows; band = skss_cuda_warp_take_row(ta))
     run_band<R, LOCAL, ALL>(job, ssub, ta, band, lane);

@@ -74,8 +74,9 @@ __host__ __device__ static inline int32_t skss__al_row0(int free_start, int32_t 
 /* Launches the pass's kernel on `stream`; `sub`: the 32 x 32 scores
  * (device memory; every scoring, match/mismatch too). counters: the task
  * array's (skss__dev_taskarray_bytes(bands)), already zeroed; sms: the
- * device's multiprocessors (skss__cuda_align_shape). Touches no context, so lanes on several host threads may launch at once; on failure
- * *what names the CUDA call that failed. */
+ * device's multiprocessors (skss__cuda_align_shape). Touches no context,
+ * so lanes on several host threads may launch at once; on failure *what
+ * names the CUDA call that failed. */
 cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub, void *counters, int sms,
                                     cudaStream_t stream, const char **what);
 

@@ -48,8 +48,8 @@ struct skss__cp_args {
  * in a buffer of the context that only compaction writes; a call publishes
  * with a fresh epoch, so words of earlier calls read as "nothing yet" and
  * the words are not reset between calls (zeroed only when the buffer grows
- * or the epochs run out; the group counters below are). Tickets: a 64-bit counter that never resets; this
- * call's first ticket is ticket_base. Groups of SKSS__CP_GROUP tiles: each
+ * or the epochs run out; the group counters below are). Tickets: a 64-bit
+ * counter that never resets; this call's first ticket is ticket_base. Groups of SKSS__CP_GROUP tiles: each
  * tile adds {1 << SKSS__CP_GROUP_COUNT_SHIFT | its count} to its group's
  * counter, which must be zero when the call starts: two arrays of counters
  * alternate by epoch, and a call zeroes the other (the next call's) as it

@@ -14,7 +14,6 @@
  * unaligned head and tail. The last tile writes *count. In place is safe:
  * docs/algorithms/compact.md.
  */
-#include <atomic>
 #include <climits>
 
 #include <cuda/atomic>
@@ -465,15 +464,13 @@ struct launch {
     const size_t smem = G::smem(a->values != nullptr, a->indices != nullptr);
     /* tiles past the default 48 KB of dynamic shared memory: the limit is raised to the most a call
      * can ask (values and indices) once per device (devices 0-63), off a small call's critical path */
-    static std::atomic<unsigned long long> raised_on{0};
+    static skss__cuda_per_device_once raised;
     const int dev = skss__cuda(ctx)->device;
-    const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
-    if (G::smem(true, true) > 48 * 1024 && (bit == 0 || !(raised_on.load(std::memory_order_relaxed) & bit))) {
+    if (G::smem(true, true) > 48 * 1024 && raised.pending(dev)) {
       SKSS_CUDA_TRY(ctx, fn,
                     cudaFuncSetAttribute(onepass_kernel<UT, TEST>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(G::smem(true, true))));
-      /* relaxed: two threads that both raise it set the same value */
-      raised_on.fetch_or(bit, std::memory_order_relaxed);
+      raised.mark(dev);
     }
     /* blocks loop over tiles by ticket: as many as the SMs hold (0: one a tile);
      * each takes one ticket past the last tile, so a call takes tiles + grid */

@@ -55,7 +55,6 @@
  * and a call with squared sums computes both tables in one launch, each tile
  * read once (docs/algorithms/sat.md).
  */
-#include <atomic>
 #include <climits>
 #include <cstring>
 #include <type_traits>
@@ -770,10 +769,9 @@ static skss_status onepass_launch(skss_ctx *ctx, const skss__op_tiles &g, const 
                                   cudaStream_t stream) {
   const size_t dynamic = S::DYNAMIC ? sizeof(skss__op_shared<S, Acc>) : 0;
   /* the kernel's attributes are set once per device (devices 0-63), off a small call's critical path */
-  static std::atomic<unsigned long long> set_on{0};
+  static skss__cuda_per_device_once set;
   const int dev = skss__cuda(ctx)->device;
-  const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
-  if (bit == 0 || !(set_on.load(std::memory_order_relaxed) & bit)) {
+  if (set.pending(dev)) {
     /* the tile is in shared memory: take the whole carveout for it (the kernel reads through L2) */
     SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS, BOTH, SH>,
                                                 cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -781,8 +779,7 @@ static skss_status onepass_launch(skss_ctx *ctx, const skss__op_tiles &g, const 
     if (S::DYNAMIC)
       SKSS_CUDA_TRY(ctx, FN, cudaFuncSetAttribute(skss__sat_onepass_kernel<S, In, Acc, RS, BOTH, SH>,
                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dynamic));
-    /* relaxed: two threads that both set the attributes set the same values */
-    set_on.fetch_or(bit, std::memory_order_relaxed);
+    set.mark(dev);
   }
   skss__sat_onepass_kernel<S, In, Acc, RS, BOTH, SH><<<g.count, S::THREADS, dynamic, stream>>>(*plane, g);
   if (cudaPeekAtLastError() != cudaSuccess) skss__cuda_epoch_flags_abandon(ctx);
