@@ -104,12 +104,12 @@ __global__ void __launch_bounds__(32 * skss__al::WARPS)
     traced_pass(skss__al_job job, const int32_t *sub, skss_cuda_taskarray_view ta, band_trace *trace) {
   __shared__ int32_t ssub[SKSS__ALIGN_CODES * skss__al::SROW];
   skss__al::load_scores(ssub, sub);
-  const int lane = (int)(threadIdx.x & 31);
-  for (int band = skss_cuda_warp_take_row(ta); band < ta.rows; band = skss_cuda_warp_take_row(ta)) {
-    const unsigned long long t0 = global_ns();
-    skss__al::run_band<R, false, false>(job, ssub, ta, band, lane);
-    if (lane == 0) trace[band] = {t0, global_ns(), sm_id()};
-  }
+  unsigned long long t0 = global_ns();
+  skss__al::take_bands<R, false, false>(job, ssub, ta, [&](int band) {
+    const unsigned long long t1 = global_ns();
+    if ((threadIdx.x & 31) == 0) trace[band] = {t0, t1, sm_id()};
+    t0 = t1;
+  });
 }
 
 long long median(std::vector<long long> v) {

@@ -331,6 +331,13 @@
 #ifndef SKSS_CUDA_ALIGN_WARPS
 #define SKSS_CUDA_ALIGN_WARPS 16
 #endif
+/* 1: a block takes its warps' bands together, consecutive (warp w the w-th),
+ * so that a band's neighbours share its SM; 0: each warp takes its own
+ * ticket, and consecutive bands land on different SMs [predicted: to be
+ * measured with skss_micro_align's chain probe]. */
+#ifndef SKSS_CUDA_ALIGN_GROUP_TICKETS
+#define SKSS_CUDA_ALIGN_GROUP_TICKETS 0
+#endif
 /* Cells above which a traceback piece is split by GPU passes rather than
  * solved by Myers-Miller on one host thread: lower it and the host pieces
  * shrink, at the price of one more level of (band-starved) passes; the CPU

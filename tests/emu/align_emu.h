@@ -68,6 +68,7 @@ inline unsigned long long atomicMax(unsigned long long *p, unsigned long long v)
   while (cur < v && !a.compare_exchange_weak(cur, v)) {}
   return cur;
 }
+inline unsigned atomicAdd(unsigned *p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_add(v); }
 inline int __viaddmax_s32(int a, int b, int c) { return std::max(a + b, c); }
 inline int __vimax_s32_relu(int a, int b) { return std::max(std::max(a, b), 0); }
 inline int __vibmax_s32(int a, int b, bool *pred) { *pred = a >= b; return std::max(a, b); }

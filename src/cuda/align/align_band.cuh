@@ -256,6 +256,39 @@ __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const sks
   if (ALL || job.track == SKSS__ALIGN_TRACK_EDGE) band_best<R, ALL>(job, s, band, first, lane);
 }
 
+/* The block's warps take bands until none is left, each band then handed to
+ * done(band) on every lane: by a ticket a warp, or with
+ * SKSS_CUDA_ALIGN_GROUP_TICKETS one ticket a block for as many consecutive
+ * bands as it has warps. ssub: the score table, already in shared memory. */
+template <int R, bool LOCAL, bool ALL, typename Done>
+__device__ __forceinline__ void take_bands(const skss__al_job &job, const int32_t *ssub,
+                                           const skss_cuda_taskarray_view &ta, Done done) {
+  const int lane = (int)(threadIdx.x & 31);
+  if (SKSS_CUDA_ALIGN_GROUP_TICKETS) {
+    __shared__ int s_first;
+    const int warp = (int)(threadIdx.x / 32), warps = (int)(blockDim.x / 32);
+    for (;;) {
+      /* every warp has read the block's last first band before the leader takes the next */
+      __syncthreads();
+      /* relaxed: the ticket only orders bands; data is ordered by publish and wait */
+      if (threadIdx.x == 0) s_first = (int)atomicAdd(ta.ticket, (unsigned)warps);
+      /* every warp reads the leader's first band after it is written */
+      __syncthreads();
+      const int band = s_first + warp;
+      if (s_first >= ta.rows) break;
+      if (band < ta.rows) {
+        run_band<R, LOCAL, ALL>(job, ssub, ta, band, lane);
+        done(band);
+      }
+    }
+  } else {
+    for (int band = skss_cuda_warp_take_row(ta); band < ta.rows; band = skss_cuda_warp_take_row(ta)) {
+      run_band<R, LOCAL, ALL>(job, ssub, ta, band, lane);
+      done(band);
+    }
+  }
+}
+
 /* The 32 x 32 scores into shared memory (rows SROW words apart), by the
  * whole block, before any warp takes a band. */
 __device__ __forceinline__ void load_scores(int32_t *ssub, const int32_t *sub) {
@@ -270,9 +303,7 @@ __global__ void __launch_bounds__(32 * WARPS) pass_kernel(skss__al_job job, cons
                                                           skss_cuda_taskarray_view ta) {
   __shared__ int32_t ssub[SKSS__ALIGN_CODES * SROW];
   load_scores(ssub, sub);
-  const int lane = (int)(threadIdx.x & 31);
-  for (int band = skss_cuda_warp_take_row(ta); band < ta.rows; band = skss_cuda_warp_take_row(ta))
-    run_band<R, LOCAL, ALL>(job, ssub, ta, band, lane);
+  take_bands<R, LOCAL, ALL>(job, ssub, ta, [](int) {});
 }
 
 }  // namespace skss__al
