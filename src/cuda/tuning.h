@@ -307,20 +307,21 @@
 #define SKSS_CUDA_ALIGN_ROWS_SHORT 4
 #endif
 /* A pass takes SKSS_CUDA_ALIGN_ROWS_SHORT when its bands at
- * SKSS_CUDA_ALIGN_ROWS would be fewer than this many an SM; 0: never. Off:
- * on the H200 a 100 kbp score took 43.3 ms with 4 rows below 4 bands an SM
- * against 36.0 ms at 16 rows, the 4x bands' start-up lags outweighing the
- * shorter step (docs/performance.md). */
+ * SKSS_CUDA_ALIGN_ROWS would be fewer than this many an SM; 0: never. On the
+ * H200 (chain probe, 32-column chunks) 4 rows ran 30 kbp in 8.5 ms against
+ * 10.4 at 16 and 10 kbp in 2.9 against 3.5; at 100 kbp (1.5 bands an SM at
+ * 16 rows) they were level (34.2 against 34.6), and with the old launch 4
+ * rows below 4 bands an SM lost 20% there (docs/performance.md) [measured]. */
 #ifndef SKSS_CUDA_ALIGN_SHORT_BELOW
-#define SKSS_CUDA_ALIGN_SHORT_BELOW 0
+#define SKSS_CUDA_ALIGN_SHORT_BELOW 1
 #endif
 /* Columns of a band's last row per progress count (a multiple of 32): the
  * lag of a band behind the one above it is about this plus 64 steps. On the
- * H200 (one run each, chain probe) 32 ran the 1 Mbp score pass in 607 ms
- * against 676 and the 300 kbp one 2% slower; to be confirmed before it ships
- * (docs/performance.md) [partly measured]. */
+ * H200 (chain probe, two rounds, group tickets on) 32 ran the 1 Mbp score
+ * pass in 580 ms against 598 at 64, level at 100 and 300 kbp; without group
+ * tickets 32 lost 2-14% at 300 kbp (docs/performance.md) [measured]. */
 #ifndef SKSS_CUDA_ALIGN_CHUNK
-#define SKSS_CUDA_ALIGN_CHUNK 64
+#define SKSS_CUDA_ALIGN_CHUNK 32
 #endif
 /* Most warps a block (each takes its own bands by ticket): a pass launches
  * one block an SM with as many warps as its share of the bands, up to this
@@ -333,10 +334,11 @@
 #endif
 /* 1: a block takes its warps' bands together, consecutive (warp w the w-th),
  * so that a band's neighbours share its SM; 0: each warp takes its own
- * ticket, and consecutive bands land on different SMs [predicted: to be
- * measured with skss_micro_align's chain probe]. */
+ * ticket, and consecutive bands land on different SMs. On the H200 (chain
+ * probe, two rounds) 1 ran the 1 Mbp score pass in 598 ms against 610-678,
+ * level at 100 and 300 kbp [measured]. */
 #ifndef SKSS_CUDA_ALIGN_GROUP_TICKETS
-#define SKSS_CUDA_ALIGN_GROUP_TICKETS 0
+#define SKSS_CUDA_ALIGN_GROUP_TICKETS 1
 #endif
 /* Cells above which a traceback piece is split by GPU passes rather than
  * solved by Myers-Miller on one host thread: lower it and the host pieces
