@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(32 * skss__al::WARPS)
   __shared__ int32_t ssub[SKSS__ALIGN_CODES * skss__al::SROW];
   skss__al::load_scores(ssub, sub);
   unsigned long long t0 = global_ns();
-  skss__al::take_bands<R, false, false>(job, ssub, ta, [&](int band) {
+  skss__al::take_bands<R, false, false, false>(job, ssub, ta, [&](int band) {
     const unsigned long long t1 = global_ns();
     if ((threadIdx.x & 31) == 0) trace[band] = {t0, t1, sm_id()};
     t0 = t1;

@@ -87,6 +87,8 @@ cudaError_t skss_emu_align_launch(const skss__al_job *job, const int32_t *sub, v
     return cudaSuccess;
   }
   const kernel k =
+      job->bits != nullptr ? (shrt ? pass_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT, false, false, true>
+                                   : pass_kernel<SKSS_CUDA_ALIGN_ROWS, false, false, true>) :
       shrt ? (job->local ? (all ? pass_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT, true, true> : pass_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT, true, false>)
                          : (all ? pass_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT, false, true> : pass_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT, false, false>))
            : (job->local ? (all ? pass_kernel<SKSS_CUDA_ALIGN_ROWS, true, true> : pass_kernel<SKSS_CUDA_ALIGN_ROWS, true, false>)
@@ -110,6 +112,76 @@ cudaError_t skss_emu_align_launch(const skss__al_job *job, const int32_t *sub, v
   for (int b = 0; b < bands; b++)
     if (ta.progress[b] != chunks) { std::fprintf(stderr, "band %d published %d of %d\n", b, ta.progress[b], chunks); emu_faults++; }
   return cudaSuccess;
+}
+
+/* Direction bits: a global pass with bits, run on emulated warps, against the
+ * nibble of every cell from a full-matrix Gotoh with the same borders (the
+ * closed forms of row 0 and column 0) and the same ties (the diagonal, then E
+ * over F; a gap extends on ties). Returns the number of cells that differ. */
+static long bits_cases(std::mt19937 &rng, int cases) {
+  auto rnd = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  long bad = 0;
+  for (int c = 0; c < cases && bad == 0; c++) {
+    const int rows = rnd(1, 700), cols = rnd(1, 300), letters = rnd(1, 24);
+    const int lane_rows = rnd(0, 1) ? SKSS_CUDA_ALIGN_ROWS : SKSS_CUDA_ALIGN_ROWS_SHORT;
+    emu_warps = rnd(1, 4);
+    std::vector<int32_t> sub(SKSS__ALIGN_CODES * SKSS__ALIGN_CODES, 0);
+    for (int x = 0; x < letters; x++)
+      for (int y = 0; y < letters; y++) sub[x * 32 + y] = x == y ? rnd(0, 9) : rnd(-6, 2);
+    const int32_t o = rnd(0, 12), e = rnd(0, o);
+    std::vector<uint8_t> a(rows + SKSS__ALIGN_PAD), b(cols + 64);
+    for (int i = 0; i < rows; i++) a[i] = (uint8_t)rnd(0, letters - 1);
+    for (int j = 0; j < cols; j++) b[j] = (uint8_t)rnd(0, letters - 1);
+    const int bands = (rows + 32 * lane_rows - 1) / (32 * lane_rows);
+    const int chunks = (cols + CH - 1) / CH;
+    std::vector<int32_t> h(cols + 1), f(cols + 1);
+    std::vector<unsigned long long> bits((size_t)bands * 32 * cols, ~0ull);
+    std::vector<uint8_t> counters(skss__dev_taskarray_bytes(bands), 0);
+    skss__al_job job;
+    std::memset(&job, 0, sizeof job);
+    job.a = a.data();
+    job.b = b.data();
+    job.rows = rows;
+    job.cols = cols;
+    job.lane_rows = lane_rows;
+    job.free_start = rnd(0, 1);
+    job.h00 = job.free_start ? 0 : rnd(-7, 0);
+    job.f00 = rnd(0, 1) ? SKSS__ALIGN_NEG : e - o;
+    job.open = o;
+    job.extend = e;
+    job.h = h.data();
+    job.f = f.data();
+    job.bits = bits.data();
+    const char *what = "";
+    if (skss_emu_align_launch(&job, sub.data(), counters.data(), 1, nullptr, &what) != cudaSuccess) return -1;
+    /* the reference, in 64 bits: H, E, F of rows i - 1 and i */
+    const int64_t NEG = SKSS__ALIGN_NEG;
+    std::vector<int64_t> H0(cols + 1), F0(cols + 1, NEG), H1(cols + 1), F1(cols + 1);
+    H0[0] = job.free_start ? 0 : job.h00;
+    for (int j = 1; j <= cols; j++) H0[j] = skss__al_row0(job.free_start, job.h00, o, e, j);
+    for (int i = 1; i <= rows; i++) {
+      H1[0] = skss__al_col0(job.free_start, job.h00, job.f00, o, e, i);
+      int64_t E = NEG;
+      for (int j = 1; j <= cols; j++) {
+        const bool e_ext = E - e >= H1[j - 1] - o, f_ext = F0[j] - e >= H0[j] - o;
+        E = std::max(E - e, H1[j - 1] - o);
+        F1[j] = std::max(F0[j] - e, H0[j] - o);
+        const int64_t d = H0[j - 1] + sub[a[i - 1] * 32 + b[j - 1]], mx = std::max(E, F1[j]);
+        H1[j] = std::max(d, mx);
+        const unsigned want = (d >= mx ? SKSS__AL_FROM_DIAG : E >= F1[j] ? SKSS__AL_FROM_E : SKSS__AL_FROM_F) |
+                              (e_ext ? SKSS__AL_E_EXT : 0u) | (f_ext ? SKSS__AL_F_EXT : 0u);
+        const unsigned got =
+            (unsigned)(bits[(size_t)((i - 1) / lane_rows) * cols + (j - 1)] >> (4 * ((i - 1) % lane_rows))) & 15u;
+        if (got != want && bad++ == 0)
+          std::printf("bits case %d (%dx%d, %d rows a lane): cell (%d, %d) has %x, want %x\n", c, rows, cols,
+                      lane_rows, i, j, got, want);
+      }
+      std::swap(H0, H1);
+      std::swap(F0, F1);
+    }
+    if (emu_faults) bad++;
+  }
+  return bad;
 }
 
 int main(int argc, char **argv) {
@@ -143,6 +215,11 @@ int main(int argc, char **argv) {
       }
     }
   std::printf("launch shapes: ok\n");
+  {
+    const long bad = bits_cases(rng, cases / 2 + 2);
+    std::printf("direction bits: %s\n", bad == 0 ? "ok" : "MISMATCH");
+    if (bad != 0) return 1;
+  }
   /* rows around both band heights (128 and 512 rows); over 1536 a pass on
    * one SM keeps 16 rows a lane (4 bands), below it takes 4 (the chooser) */
   static const int RS[] = {0, 1, 2, 5, 31, 32, 33, 100, 127, 128, 129, 511, 512, 513, 700, 1100, 1600, 2100};

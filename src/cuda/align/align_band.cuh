@@ -50,21 +50,36 @@ __device__ __forceinline__ int32_t score(const rows_state<R> &s, const int32_t *
  * PRED, rows outside the pass (and lanes outside the columns) pass through
  * (only rows after an invalid row are invalid, so their diagonal may be
  * anything). With SAVE, row save_r's H - o and F go to *hs, *fs. */
-template <int R, bool LOCAL, bool ALL, bool PRED, bool SAVE>
+template <int R, bool LOCAL, bool ALL, bool PRED, bool SAVE, bool BITS = false>
 __device__ __forceinline__ void cells(rows_state<R> &s, const params &p, const int32_t *ssub, int bcode, int j,
                                       bool active, int32_t &uh, int32_t &uf, int32_t d, int save_r,
-                                      int32_t *hs, int32_t *fs) {
+                                      int32_t *hs, int32_t *fs, unsigned long long *word = nullptr) {
+  static_assert(!BITS || (!LOCAL && !ALL), "direction bits: a global pass with no track");
   /* H(diag) - o + s of row 0; each row computes its successor's before it
    * overwrites its own H (so H updates in place, no register moves) */
   int32_t t = d + score(s, ssub, 0, bcode);
+  unsigned long long w = 0;
 #pragma unroll
   for (int r = 0; r < R; r++) {
-    const int32_t f = __viaddmax_s32(uf, -p.e, uh);
-    const int32_t en = __viaddmax_s32(s.ev[r], -p.e, s.ho[r]);
-    const int32_t mx = LOCAL ? __vimax_s32_relu(en, f) : max(en, f);
+    int32_t f, en, mx, h;
     const int32_t next = r + 1 < R ? s.ho[r] + score(s, ssub, r + 1, bcode) : 0;
-    /* H - o = max(H(diag) + s, E, F [, 0]) - o */
-    const int32_t h = __viaddmax_s32(mx, -p.o, t);
+    if (BITS) {
+      /* the same values, each max with the side that won (a >= b) */
+      bool f_ext, e_ext, from_e, diag;
+      f = __vibmax_s32(uf - p.e, uh, &f_ext);
+      en = __vibmax_s32(s.ev[r] - p.e, s.ho[r], &e_ext);
+      mx = __vibmax_s32(en, f, &from_e);
+      h = __vibmax_s32(t, mx - p.o, &diag);
+      const unsigned nib = (diag ? SKSS__AL_FROM_DIAG : from_e ? SKSS__AL_FROM_E : SKSS__AL_FROM_F) |
+                           (e_ext ? SKSS__AL_E_EXT : 0u) | (f_ext ? SKSS__AL_F_EXT : 0u);
+      w |= (unsigned long long)nib << (4 * r);
+    } else {
+      f = __viaddmax_s32(uf, -p.e, uh);
+      en = __viaddmax_s32(s.ev[r], -p.e, s.ho[r]);
+      mx = LOCAL ? __vimax_s32_relu(en, f) : max(en, f);
+      /* H - o = max(H(diag) + s, E, F [, 0]) - o */
+      h = __viaddmax_s32(mx, -p.o, t);
+    }
     t = next;
     const bool ok = !PRED || (active && ((s.valid >> r) & 1u));
     if (ok) {
@@ -84,6 +99,7 @@ __device__ __forceinline__ void cells(rows_state<R> &s, const params &p, const i
       }
     }
   }
+  if (BITS) *word = w;
 }
 
 /* Where a lane's checkpoint row is: its row index r and slot k, or r = -1. */
@@ -93,10 +109,11 @@ struct save_spot {
 
 /* Steps t0 .. t0 + 31 of the band's wavefront (lane L: column t - L + 1).
  * qh, qf: H - o and F of the row above the band at columns t0 + 1 + lane. */
-template <int R, bool LOCAL, bool ALL, bool PRED, bool SAVE>
+template <int R, bool LOCAL, bool ALL, bool PRED, bool SAVE, bool BITS>
 __device__ __forceinline__ void steps32(const skss__al_job &job, const params &p, const int32_t *ssub,
                                         rows_state<R> &s, const save_spot &sv, int lane, int t0, int steps,
-                                        int32_t qh, int32_t qf, int32_t &uh, int32_t &uf, int32_t &diag) {
+                                        int32_t qh, int32_t qf, int32_t &uh, int32_t &uf, int32_t &diag,
+                                        unsigned long long *bits_row) {
 #pragma unroll 1
   for (int k = 0; k < 32; k++) {
     const int t = t0 + k;
@@ -116,7 +133,10 @@ __device__ __forceinline__ void steps32(const skss__al_job &job, const params &p
     uh = inh;
     uf = inf;
     int32_t hs = 0, fs = 0;
-    cells<R, LOCAL, ALL, PRED, SAVE>(s, p, ssub, bcode, j, active, uh, uf, d, sv.r, &hs, &fs);
+    unsigned long long word = 0;
+    cells<R, LOCAL, ALL, PRED, SAVE, BITS>(s, p, ssub, bcode, j, active, uh, uf, d, sv.r, &hs, &fs, &word);
+    /* the lane's rows' nibbles of column j (rows past the pass: any) */
+    if (BITS && active) bits_row[j] = word;
     if (SAVE && sv.r >= 0 && active) {
       const size_t at = (size_t)sv.k * (size_t)(job.cols + 1) + (size_t)j;
       job.save_h[at] = hs + p.o;
@@ -206,10 +226,14 @@ __device__ __forceinline__ void band_best(const skss__al_job &job, const rows_st
 }
 
 /* One band: waits for the band above a 32-column block at a time, runs its
- * 32 steps, publishes every finished chunk of its last row. */
-template <int R, bool LOCAL, bool ALL>
+ * 32 steps, publishes every finished chunk of its last row. With BITS (no
+ * checkpoint rows then) each lane writes its rows' direction word a column. */
+template <int R, bool LOCAL, bool ALL, bool BITS = false>
 __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const skss_cuda_taskarray_view &ta,
                          int band, int lane) {
+  /* indexed by j = 1..cols: the words of the lane's rows */
+  unsigned long long *const bits_row =
+      BITS ? job.bits + ((size_t)band * 32 + (size_t)lane) * (size_t)job.cols - 1 : nullptr;
   const params p = {job.open, job.extend};
   const int top = band * 32 * R + 1, first = top + lane * R;
   const bool full = top + 32 * R - 1 <= job.rows;
@@ -237,14 +261,23 @@ __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const sks
       }
     }
     const bool steady = full && t0 >= 32 && t0 + 32 <= job.cols;
-    if (job.saves > 0 && steady)
-      steps32<R, LOCAL, ALL, false, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+    if constexpr (BITS) {
+      if (steady)
+        steps32<R, LOCAL, ALL, false, false, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag,
+                                                   bits_row);
+      else
+        steps32<R, LOCAL, ALL, true, false, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag,
+                                                  bits_row);
+    } else if (job.saves > 0 && steady)
+      steps32<R, LOCAL, ALL, false, true, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag, nullptr);
     else if (job.saves > 0)
-      steps32<R, LOCAL, ALL, true, true>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+      steps32<R, LOCAL, ALL, true, true, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag, nullptr);
     else if (steady)
-      steps32<R, LOCAL, ALL, false, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+      steps32<R, LOCAL, ALL, false, false, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag,
+                                                  nullptr);
     else
-      steps32<R, LOCAL, ALL, true, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag);
+      steps32<R, LOCAL, ALL, true, false, false>(job, p, ssub, s, sv, lane, t0, steps, qh, qf, uh, uf, diag,
+                                                 nullptr);
     const int written = min(t0 + 32, steps) - 31; /* lane 31's columns so far */
     const int done = written >= job.cols ? chunks : written / CH;
     if (done > published) {
@@ -260,7 +293,7 @@ __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const sks
  * done(band) on every lane: by a ticket a warp, or with
  * SKSS_CUDA_ALIGN_GROUP_TICKETS one ticket a block for as many consecutive
  * bands as it has warps. ssub: the score table, already in shared memory. */
-template <int R, bool LOCAL, bool ALL, typename Done>
+template <int R, bool LOCAL, bool ALL, bool BITS, typename Done>
 __device__ __forceinline__ void take_bands(const skss__al_job &job, const int32_t *ssub,
                                            const skss_cuda_taskarray_view &ta, Done done) {
   const int lane = (int)(threadIdx.x & 31);
@@ -277,13 +310,13 @@ __device__ __forceinline__ void take_bands(const skss__al_job &job, const int32_
       const int band = s_first + warp;
       if (s_first >= ta.rows) break;
       if (band < ta.rows) {
-        run_band<R, LOCAL, ALL>(job, ssub, ta, band, lane);
+        run_band<R, LOCAL, ALL, BITS>(job, ssub, ta, band, lane);
         done(band);
       }
     }
   } else {
     for (int band = skss_cuda_warp_take_row(ta); band < ta.rows; band = skss_cuda_warp_take_row(ta)) {
-      run_band<R, LOCAL, ALL>(job, ssub, ta, band, lane);
+      run_band<R, LOCAL, ALL, BITS>(job, ssub, ta, band, lane);
       done(band);
     }
   }
@@ -298,12 +331,12 @@ __device__ __forceinline__ void load_scores(int32_t *ssub, const int32_t *sub) {
   __syncthreads();
 }
 
-template <int R, bool LOCAL, bool ALL>
+template <int R, bool LOCAL, bool ALL, bool BITS = false>
 __global__ void __launch_bounds__(32 * WARPS) pass_kernel(skss__al_job job, const int32_t *sub,
                                                           skss_cuda_taskarray_view ta) {
   __shared__ int32_t ssub[SKSS__ALIGN_CODES * SROW];
   load_scores(ssub, sub);
-  take_bands<R, LOCAL, ALL>(job, ssub, ta, [](int) {});
+  take_bands<R, LOCAL, ALL, BITS>(job, ssub, ta, [](int) {});
 }
 
 }  // namespace skss__al

@@ -54,7 +54,19 @@ typedef struct skss__al_job {
   int32_t *h, *f;                /* cols + 1 each: row `rows` on return (columns 1..cols) */
   unsigned long long *key;       /* best: (score + 2^31) << 32 | (2^32 - 1 - band); 0 = none */
   int2 *slot;                    /* per band: (i, j) of its best cell */
+  /* NULL, or bands x 32 x cols words of direction bits (a global pass with no
+   * track only): cell (i, j)'s nibble (SKSS__AL_FROM_*, SKSS__AL_*_EXT) at
+   * bit 4 ((i - 1) % lane_rows) of word ((i - 1) / lane_rows) * cols + j - 1 */
+  unsigned long long *bits;
 } skss__al_job;
+
+/* A cell's direction nibble: where H came from (the diagonal on ties, then
+ * E over F), and whether E and F extended a gap (extension on ties). */
+#define SKSS__AL_FROM_DIAG 0u
+#define SKSS__AL_FROM_E 1u
+#define SKSS__AL_FROM_F 2u
+#define SKSS__AL_E_EXT 4u
+#define SKSS__AL_F_EXT 8u
 
 /* H(i, 0) and F(i, 0) for i >= 1, and H(0, j) for j >= 1: closed forms of
  * the CPU's column_zero and first_row (o >= e, so the gaps only extend). */

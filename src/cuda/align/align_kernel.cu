@@ -16,12 +16,12 @@
 
 namespace {
 
-template <int R, bool LOCAL, bool ALL>
+template <int R, bool LOCAL, bool ALL, bool BITS = false>
 cudaError_t launch(const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta, int sms,
                    cudaStream_t stream, const char **what) {
   int warps = 1, blocks = 1;
   skss__cuda_align_shape(ta.rows, sms, &warps, &blocks);
-  skss__al::pass_kernel<R, LOCAL, ALL><<<blocks, 32 * warps, 0, stream>>>(*job, sub, ta);
+  skss__al::pass_kernel<R, LOCAL, ALL, BITS><<<blocks, 32 * warps, 0, stream>>>(*job, sub, ta);
   *what = "the pass kernel's launch";
   cudaError_t e = cudaGetLastError();
 #ifdef SKSS_CUDA_SYNC_EACH_LAUNCH
@@ -35,6 +35,14 @@ template <int R>
 cudaError_t launch_rows(const skss__al_job *job, const int32_t *sub, const skss_cuda_taskarray_view &ta, int sms,
                         cudaStream_t stream, const char **what) {
   const bool all = job->track == SKSS__ALIGN_TRACK_ALL;
+  if (job->bits != NULL) {
+    /* direction bits: a global pass, no track, no checkpoint rows */
+    if (job->local || job->track != SKSS__ALIGN_TRACK_NONE || job->saves > 0) {
+      *what = "a pass with direction bits (global, no track, no checkpoint rows only)";
+      return cudaErrorInvalidValue;
+    }
+    return launch<R, false, false, true>(job, sub, ta, sms, stream, what);
+  }
   if (job->local)
     return all ? launch<R, true, true>(job, sub, ta, sms, stream, what)
                : launch<R, true, false>(job, sub, ta, sms, stream, what);
