@@ -30,6 +30,12 @@
 #include "micro_common.cuh"
 #include "skss.h"
 
+/* 1: the chain probe's pass writes direction bits (bands x 32 x L words:
+ * 5 GB at 100 kbp, so lengths up to about 300 kbp) */
+#ifndef SKSS_MICRO_ALIGN_BITS
+#define SKSS_MICRO_ALIGN_BITS 0
+#endif
+
 namespace {
 
 constexpr int CHAINS = 8;
@@ -105,7 +111,7 @@ __global__ void __launch_bounds__(32 * skss__al::WARPS)
   __shared__ int32_t ssub[SKSS__ALIGN_CODES * skss__al::SROW];
   skss__al::load_scores(ssub, sub);
   unsigned long long t0 = global_ns();
-  skss__al::take_bands<R, false, false, false>(job, ssub, ta, [&](int band) {
+  skss__al::take_bands<R, false, false, SKSS_MICRO_ALIGN_BITS != 0>(job, ssub, ta, [&](int band) {
     const unsigned long long t1 = global_ns();
     if ((threadIdx.x & 31) == 0) trace[band] = {t0, t1, sm_id()};
     t0 = t1;
@@ -191,6 +197,7 @@ struct probe_data {
     cudaFree(h);
     cudaFree(f);
     cudaFree(counters);
+    cudaFree(job.bits);
   }
 };
 
@@ -283,6 +290,7 @@ void probe_chain(int sms, int len) {
   for (auto &x : a) x = (uint8_t)(rng() % 4);
   for (int i = 0; i < len; i++) b[i] = rng() % 10 == 0 ? (uint8_t)(rng() % 4) : a[i];
   probe_data d(a, b, 1, bands);
+  if (SKSS_MICRO_ALIGN_BITS) CHECK(cudaMalloc(&d.job.bits, (size_t)bands * 32 * (size_t)len * 8));
   band_trace *dt;
   CHECK(cudaMalloc(&dt, (size_t)bands * sizeof(band_trace)));
   int warps = 1, blocks = 1;
@@ -319,10 +327,10 @@ void probe_chain(int sms, int len) {
     hi = std::max(hi, per_sm[k]);
   }
   const double cells = (double)len * (double)len;
-  printf("chain %-7d R %d CH %d spin %d ns: %.3f ms (%.2f T cells/s), %d bands in %d blocks of %d warps; last start "
+  printf("chain %-7d%s R %d CH %d spin %d ns: %.3f ms (%.2f T cells/s), %d bands in %d blocks of %d warps; last start "
          "at %.1f ms (lag a band median %.1f us); run a band min %.1f / median %.1f / max %.1f ms, last band's %.1f ms; "
          "%d SMs ran bands, %d..%d each, next band on the same SM %.0f%%; traced span %.1f ms\n",
-         len, R, skss__al::CH, SKSS_CUDA_TASKARRAY_SPIN_NS_MAX, ms, cells / (ms * 1e-3) / 1e12, bands, blocks, warps,
+         len, SKSS_MICRO_ALIGN_BITS ? " bits" : "", R, skss__al::CH, SKSS_CUDA_TASKARRAY_SPIN_NS_MAX, ms, cells / (ms * 1e-3) / 1e12, bands, blocks, warps,
          (double)(t[bands - 1].start - t0) / 1e6, (double)median(lag) / 1e3, (double)sorted[0] / 1e6,
          (double)sorted[bands / 2] / 1e6, (double)sorted[bands - 1] / 1e6, (double)run[bands - 1] / 1e6, used, lo,
          hi, 100.0 * same_sm / std::max(1, bands - 1), (double)(t1 - t0) / 1e6);
