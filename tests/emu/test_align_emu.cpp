@@ -120,7 +120,7 @@ cudaError_t skss_emu_align_launch(const skss__al_job *job, const int32_t *sub, v
  * over F; a gap extends on ties). Returns the number of cells that differ. */
 static long bits_cases(std::mt19937 &rng, int cases) {
   auto rnd = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  long bad = 0;
+  long bad = 0, walks = 0;
   for (int c = 0; c < cases && bad == 0; c++) {
     const int rows = rnd(1, 700), cols = rnd(1, 300), letters = rnd(1, 24);
     const int lane_rows = rnd(0, 1) ? SKSS_CUDA_ALIGN_ROWS : SKSS_CUDA_ALIGN_ROWS_SHORT;
@@ -144,9 +144,11 @@ static long bits_cases(std::mt19937 &rng, int cases) {
     job.rows = rows;
     job.cols = cols;
     job.lane_rows = lane_rows;
-    job.free_start = rnd(0, 1);
-    job.h00 = job.free_start ? 0 : rnd(-7, 0);
-    job.f00 = rnd(0, 1) ? SKSS__ALIGN_NEG : e - o;
+    /* every other case a plain global alignment, whose path the walk checks */
+    const bool plain = c % 2 == 0;
+    job.free_start = plain ? 0 : rnd(0, 1);
+    job.h00 = job.free_start || plain ? 0 : rnd(-7, 0);
+    job.f00 = plain || rnd(0, 1) ? SKSS__ALIGN_NEG : e - o;
     job.open = o;
     job.extend = e;
     job.h = h.data();
@@ -180,6 +182,35 @@ static long bits_cases(std::mt19937 &rng, int cases) {
       std::swap(F0, F1);
     }
     if (emu_faults) bad++;
+    /* from (0, 0) with nothing before it, the walk's path scores the optimum */
+    if (!job.free_start && job.h00 == 0 && job.f00 == SKSS__ALIGN_NEG && bad == 0) {
+      std::vector<char> ops((size_t)rows + cols);
+      const int64_t len =
+          skss__al_walk_bits(bits.data(), lane_rows, rows, cols, a.data(), b.data(), 0, ops.data() + ops.size());
+      const char *op = ops.data() + ops.size() - len;
+      int64_t score = 0, i = 0, j = 0;
+      char prev = 0;
+      for (int64_t k = 0; k < len; k++) {
+        if (op[k] == '=' || op[k] == 'X') {
+          if ((op[k] == '=') != (a[i] == b[j])) bad++;
+          score += sub[a[i++] * 32 + b[j++]];
+        } else {
+          score -= op[k] == prev ? e : o;
+          (op[k] == 'I' ? i : j)++;
+        }
+        prev = op[k];
+      }
+      if (i != rows || j != cols || score != H0[cols]) {
+        std::printf("bits case %d: the walk ends at (%lld, %lld) with %lld, want (%d, %d) with %lld\n", c,
+                    (long long)i, (long long)j, (long long)score, rows, cols, (long long)H0[cols]);
+        bad++;
+      }
+      walks++;
+    }
+  }
+  if (walks == 0 && bad == 0) {
+    std::printf("bits cases: no walk was checked\n");
+    bad++;
   }
   return bad;
 }

@@ -68,6 +68,42 @@ typedef struct skss__al_job {
 #define SKSS__AL_E_EXT 4u
 #define SKSS__AL_F_EXT 8u
 
+/* The path back from (rows, cols) to (0, 0) through a pass's direction bits
+ * (layout as skss__al_job.bits), starting in H, or in F with end_v (the
+ * segment must end with a vertical move). Writes its ops last first, ending
+ * at ops_end ('=' or 'X' a diagonal move, 'I' down, 'D' right, as the CPU
+ * leaves do); returns how many. Row 0 and column 0 are straight gaps from
+ * (0, 0). On the host for now; the GPU walk is to come. */
+static inline int64_t skss__al_walk_bits(const unsigned long long *bits, int lane_rows, int64_t rows, int64_t cols,
+                                         const uint8_t *a, const uint8_t *b, int end_v, char *ops_end) {
+  char *out = ops_end;
+  int64_t i = rows, j = cols;
+  unsigned state = end_v ? SKSS__AL_FROM_F : SKSS__AL_FROM_DIAG;
+  while (i > 0 && j > 0) {
+    const unsigned nib =
+        (unsigned)(bits[(size_t)((i - 1) / lane_rows) * (size_t)cols + (size_t)(j - 1)] >> (4 * ((i - 1) % lane_rows))) &
+        15u;
+    if (state == SKSS__AL_FROM_DIAG) {
+      state = nib & 3u;
+      if (state != SKSS__AL_FROM_DIAG) continue;
+      *--out = a[i - 1] == b[j - 1] ? '=' : 'X';
+      i--;
+      j--;
+    } else if (state == SKSS__AL_FROM_F) {
+      *--out = 'I';
+      state = (nib & SKSS__AL_F_EXT) ? SKSS__AL_FROM_F : SKSS__AL_FROM_DIAG;
+      i--;
+    } else {
+      *--out = 'D';
+      state = (nib & SKSS__AL_E_EXT) ? SKSS__AL_FROM_E : SKSS__AL_FROM_DIAG;
+      j--;
+    }
+  }
+  for (; i > 0; i--) *--out = 'I';
+  for (; j > 0; j--) *--out = 'D';
+  return (int64_t)(ops_end - out);
+}
+
 /* H(i, 0) and F(i, 0) for i >= 1, and H(0, j) for j >= 1: closed forms of
  * the CPU's column_zero and first_row (o >= e, so the gaps only extend). */
 __host__ __device__ static inline int32_t skss__al_col0(int free_start, int32_t h00, int32_t f00, int32_t o,
