@@ -339,6 +339,20 @@ void probe_chain(int sms, int len) {
   printf("chain %-7d ends (ms) at eighths:", len);
   for (int q = 0; q <= 8; q++) printf(" %.1f", (double)(t[std::min(bands - 1, q * bands / 8)].end - t0) / 1e6);
   printf("\n");
+  if (SKSS_MICRO_ALIGN_BITS) {
+    /* the warp's walk back through the last run's bits, one call with events around it */
+    char *ops;
+    long long *n, got = 0;
+    CHECK(cudaMalloc(&ops, 2 * (size_t)len));
+    CHECK(cudaMalloc(&n, sizeof *n));
+    const double walk_ms = micro_median_ms([&] {
+      CHECK(skss__cuda_align_walk(d.job.bits, R, len, len, d.a, d.b, 0, ops + 2 * (size_t)len, n, 0));
+    });
+    CHECK(cudaMemcpy(&got, n, sizeof got, cudaMemcpyDeviceToHost));
+    printf("chain %-7d walk %.3f ms for %lld ops (%.1f ns an op)\n", len, walk_ms, got, walk_ms * 1e6 / (double)got);
+    CHECK(cudaFree(ops));
+    CHECK(cudaFree(n));
+  }
   CHECK(cudaFree(dt));
 }
 

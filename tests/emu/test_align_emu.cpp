@@ -114,6 +114,27 @@ cudaError_t skss_emu_align_launch(const skss__al_job *job, const int32_t *sub, v
   return cudaSuccess;
 }
 
+/* walk_kernel on one emulated warp. */
+static void emu_walk(const unsigned long long *bits, int lane_rows, int rows, int cols, const uint8_t *a,
+                     const uint8_t *b, int end_v, char *ops_end, long long *len) {
+  std::barrier<> blockbar(32);
+  emu_block = &blockbar;
+  emu_block_dim = 32;
+  emu_warp w;
+  std::vector<std::thread> th;
+  for (int t = 0; t < 32; t++)
+    th.emplace_back([&, t] {
+      emu_tid = t;
+      emu_lane = t;
+      emu_w = &w;
+      if (lane_rows == SKSS_CUDA_ALIGN_ROWS_SHORT)
+        skss__al::walk_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT>(bits, rows, cols, a, b, end_v, ops_end, len);
+      else
+        skss__al::walk_kernel<SKSS_CUDA_ALIGN_ROWS>(bits, rows, cols, a, b, end_v, ops_end, len);
+    });
+  for (auto &x : th) x.join();
+}
+
 /* Direction bits: a global pass with bits, run on emulated warps, against the
  * nibble of every cell from a full-matrix Gotoh with the same borders (the
  * closed forms of row 0 and column 0) and the same ties (the diagonal, then E
@@ -182,11 +203,21 @@ static long bits_cases(std::mt19937 &rng, int cases) {
       std::swap(F0, F1);
     }
     if (emu_faults) bad++;
-    /* from (0, 0) with nothing before it, the walk's path scores the optimum */
-    if (!job.free_start && job.h00 == 0 && job.f00 == SKSS__ALIGN_NEG && bad == 0) {
-      std::vector<char> ops((size_t)rows + cols);
-      const int64_t len =
-          skss__al_walk_bits(bits.data(), lane_rows, rows, cols, a.data(), b.data(), 0, ops.data() + ops.size());
+    /* from (0, 0) with nothing before it, the walk's path scores the optimum
+     * (ending in H, or with end_v in F), and the warp's walk takes the same path */
+    for (int end_v = 0; end_v < 2 && plain && bad == 0; end_v++) {
+      std::vector<char> ops((size_t)rows + cols), gpu_ops((size_t)rows + cols);
+      const int64_t len = skss__al_walk_bits(bits.data(), lane_rows, rows, cols, a.data(), b.data(), end_v,
+                                             ops.data() + ops.size());
+      long long gpu_len = -1;
+      emu_walk(bits.data(), lane_rows, rows, cols, a.data(), b.data(), end_v, gpu_ops.data() + gpu_ops.size(),
+               &gpu_len);
+      if (gpu_len != len || !std::equal(ops.end() - len, ops.end(), gpu_ops.end() - len)) {
+        std::printf("bits case %d: the warp's walk (%lld ops) differs from the host's (%lld)\n", c, gpu_len,
+                    (long long)len);
+        bad++;
+      }
+      const int64_t want = end_v ? F0[cols] : H0[cols];
       const char *op = ops.data() + ops.size() - len;
       int64_t score = 0, i = 0, j = 0;
       char prev = 0;
@@ -200,9 +231,9 @@ static long bits_cases(std::mt19937 &rng, int cases) {
         }
         prev = op[k];
       }
-      if (i != rows || j != cols || score != H0[cols]) {
-        std::printf("bits case %d: the walk ends at (%lld, %lld) with %lld, want (%d, %d) with %lld\n", c,
-                    (long long)i, (long long)j, (long long)score, rows, cols, (long long)H0[cols]);
+      if (i != rows || j != cols || score != want || (end_v && (len == 0 || op[len - 1] != 'I'))) {
+        std::printf("bits case %d (end_v %d): the walk ends at (%lld, %lld) with %lld, want (%d, %d) with %lld\n",
+                    c, end_v, (long long)i, (long long)j, (long long)score, rows, cols, (long long)want);
         bad++;
       }
       walks++;

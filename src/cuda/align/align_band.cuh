@@ -339,6 +339,70 @@ __global__ void __launch_bounds__(32 * WARPS) pass_kernel(skss__al_job job, cons
   take_bands<R, LOCAL, ALL, BITS>(job, ssub, ta, [](int) {});
 }
 
+/* The walk back through a pass's direction bits on one warp. The warp loads
+ * the words of the WALK_TILE x WALK_TILE cells up and left of the path's cell
+ * into shared memory (coalesced along the columns), lane 0 follows the path
+ * until it leaves them, and so on to row 0 or column 0, then the straight gap
+ * to (0, 0). Ops last first, ending at ops_end (device memory, at most rows +
+ * cols of them); their count to *len. One block of one warp. */
+constexpr int WALK_TILE = 64;
+
+template <int R>
+__global__ void __launch_bounds__(32) walk_kernel(const unsigned long long *bits, int rows, int cols,
+                                                  const uint8_t *a, const uint8_t *b, int end_v, char *ops_end,
+                                                  long long *len) {
+  constexpr int GROUPS = WALK_TILE / R + 1; /* groups of R rows a tile's rows can touch */
+  __shared__ unsigned long long tile[GROUPS * WALK_TILE];
+  __shared__ int s_i, s_j;
+  __shared__ unsigned s_state;
+  __shared__ long long s_n;
+  const int lane = (int)(threadIdx.x & 31);
+  if (lane == 0) {
+    s_i = rows;
+    s_j = cols;
+    s_state = end_v ? SKSS__AL_FROM_F : SKSS__AL_FROM_DIAG;
+    s_n = 0;
+  }
+  /* every lane reads the path's cell after lane 0 wrote it */
+  __syncwarp();
+  for (;;) {
+    const int i = s_i, j = s_j;
+    if (i == 0 || j == 0) break;
+    /* the tile: rows (i_lo, i], columns (j_lo, j] */
+    const int i_lo = max(0, i - WALK_TILE), j_lo = max(0, j - WALK_TILE);
+    const int g_lo = i_lo / R, groups = (i - 1) / R - g_lo + 1, width = j - j_lo;
+    for (int k = lane; k < groups * WALK_TILE; k += 32) {
+      const int g = k / WALK_TILE, c = k % WALK_TILE;
+      if (c < width) tile[k] = __ldg(bits + (size_t)(g_lo + g) * (size_t)cols + (size_t)(j_lo + c));
+    }
+    /* lane 0 reads the tile after every lane's loads */
+    __syncwarp();
+    if (lane == 0) {
+      int ii = i, jj = j;
+      unsigned st = s_state;
+      long long n = s_n;
+      while (ii > i_lo && jj > j_lo) {
+        const unsigned nib =
+            (unsigned)(tile[((ii - 1) / R - g_lo) * WALK_TILE + (jj - 1 - j_lo)] >> (4 * ((ii - 1) % R))) & 15u;
+        const char op = skss__al_walk_step(nib, &st, &ii, &jj, a, b);
+        if (op) ops_end[-(++n)] = op;
+      }
+      s_i = ii;
+      s_j = jj;
+      s_state = st;
+      s_n = n;
+    }
+    /* every lane reads the new cell, and the tile is free, after lane 0's walk */
+    __syncwarp();
+  }
+  if (lane == 0) {
+    long long n = s_n;
+    for (int i = s_i; i > 0; i--) ops_end[-(++n)] = 'I';
+    for (int j = s_j; j > 0; j--) ops_end[-(++n)] = 'D';
+    *len = n;
+  }
+}
+
 }  // namespace skss__al
 
 #endif

@@ -68,36 +68,51 @@ typedef struct skss__al_job {
 #define SKSS__AL_E_EXT 4u
 #define SKSS__AL_F_EXT 8u
 
-/* The path back from (rows, cols) to (0, 0) through a pass's direction bits
- * (layout as skss__al_job.bits), starting in H, or in F with end_v (the
- * segment must end with a vertical move). Writes its ops last first, ending
- * at ops_end ('=' or 'X' a diagonal move, 'I' down, 'D' right, as the CPU
- * leaves do); returns how many. Row 0 and column 0 are straight gaps from
- * (0, 0). On the host for now; the GPU walk is to come. */
-static inline int64_t skss__al_walk_bits(const unsigned long long *bits, int lane_rows, int64_t rows, int64_t cols,
+/* One move of the walk back through a pass's direction bits: from cell (i, j)
+ * in `state` (SKSS__AL_FROM_DIAG for H, _E, _F) with the cell's nibble, the
+ * op of the move ('=' or 'X' diagonal, 'I' up, 'D' left, as the CPU leaves
+ * write them) and the cell it leads to, or 0 when only the state changed. */
+__host__ __device__ static inline char skss__al_walk_step(unsigned nib, unsigned *state, int *i, int *j,
+                                                          const uint8_t *a, const uint8_t *b) {
+  if (*state == SKSS__AL_FROM_DIAG) {
+    *state = nib & 3u;
+    if (*state != SKSS__AL_FROM_DIAG) return 0;
+    const char op = a[*i - 1] == b[*j - 1] ? '=' : 'X';
+    --*i;
+    --*j;
+    return op;
+  }
+  if (*state == SKSS__AL_FROM_F) {
+    *state = (nib & SKSS__AL_F_EXT) ? SKSS__AL_FROM_F : SKSS__AL_FROM_DIAG;
+    --*i;
+    return 'I';
+  }
+  *state = (nib & SKSS__AL_E_EXT) ? SKSS__AL_FROM_E : SKSS__AL_FROM_DIAG;
+  --*j;
+  return 'D';
+}
+
+/* Cell (i, j)'s nibble in a pass's direction bits (layout as skss__al_job.bits). */
+__host__ __device__ static inline unsigned skss__al_nibble(const unsigned long long *bits, int lane_rows, int cols,
+                                                           int i, int j) {
+  return (unsigned)(bits[(size_t)((i - 1) / lane_rows) * (size_t)cols + (size_t)(j - 1)] >>
+                    (4 * ((i - 1) % lane_rows))) &
+         15u;
+}
+
+/* The path back from (rows, cols) to (0, 0) through a pass's direction bits,
+ * starting in H, or in F with end_v (the segment must end with a vertical
+ * move); row 0 and column 0 are straight gaps from (0, 0). Writes the ops
+ * last first, ending at ops_end; returns how many. The host's walk (the GPU's
+ * is walk_kernel in align_band.cuh). */
+static inline int64_t skss__al_walk_bits(const unsigned long long *bits, int lane_rows, int rows, int cols,
                                          const uint8_t *a, const uint8_t *b, int end_v, char *ops_end) {
   char *out = ops_end;
-  int64_t i = rows, j = cols;
+  int i = rows, j = cols;
   unsigned state = end_v ? SKSS__AL_FROM_F : SKSS__AL_FROM_DIAG;
   while (i > 0 && j > 0) {
-    const unsigned nib =
-        (unsigned)(bits[(size_t)((i - 1) / lane_rows) * (size_t)cols + (size_t)(j - 1)] >> (4 * ((i - 1) % lane_rows))) &
-        15u;
-    if (state == SKSS__AL_FROM_DIAG) {
-      state = nib & 3u;
-      if (state != SKSS__AL_FROM_DIAG) continue;
-      *--out = a[i - 1] == b[j - 1] ? '=' : 'X';
-      i--;
-      j--;
-    } else if (state == SKSS__AL_FROM_F) {
-      *--out = 'I';
-      state = (nib & SKSS__AL_F_EXT) ? SKSS__AL_FROM_F : SKSS__AL_FROM_DIAG;
-      i--;
-    } else {
-      *--out = 'D';
-      state = (nib & SKSS__AL_E_EXT) ? SKSS__AL_FROM_E : SKSS__AL_FROM_DIAG;
-      j--;
-    }
+    const char op = skss__al_walk_step(skss__al_nibble(bits, lane_rows, cols, i, j), &state, &i, &j, a, b);
+    if (op) *--out = op;
   }
   for (; i > 0; i--) *--out = 'I';
   for (; j > 0; j--) *--out = 'D';
@@ -127,6 +142,14 @@ __host__ __device__ static inline int32_t skss__al_row0(int free_start, int32_t 
  * names the CUDA call that failed. */
 cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub, void *counters, int sms,
                                     cudaStream_t stream, const char **what);
+
+/* Launches walk_kernel (align_band.cuh) on `stream`: the path back through a
+ * pass's direction bits (device memory, as skss__al_job.bits) from (rows,
+ * cols); ops last first ending at ops_end and their count to *len, both
+ * device memory. Not used by the traceback yet. */
+cudaError_t skss__cuda_align_walk(const unsigned long long *bits, int lane_rows, int rows, int cols,
+                                  const uint8_t *a, const uint8_t *b, int end_v, char *ops_end, long long *len,
+                                  cudaStream_t stream);
 
 /* A lane (backend_cuda.h): what one host thread needs to run passes beside
  * other lanes' without the context's stream, arena or last error. Its

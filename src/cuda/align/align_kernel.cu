@@ -62,3 +62,14 @@ cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub,
     return launch_rows<SKSS_CUDA_ALIGN_ROWS_SHORT>(job, sub, ta, sms, stream, what);
   return launch_rows<SKSS_CUDA_ALIGN_ROWS>(job, sub, ta, sms, stream, what);
 }
+
+cudaError_t skss__cuda_align_walk(const unsigned long long *bits, int lane_rows, int rows, int cols,
+                                  const uint8_t *a, const uint8_t *b, int end_v, char *ops_end, long long *len,
+                                  cudaStream_t stream) {
+  if (lane_rows == SKSS_CUDA_ALIGN_ROWS_SHORT)
+    skss__al::walk_kernel<SKSS_CUDA_ALIGN_ROWS_SHORT><<<1, 32, 0, stream>>>(bits, rows, cols, a, b, end_v, ops_end,
+                                                                           len);
+  else
+    skss__al::walk_kernel<SKSS_CUDA_ALIGN_ROWS><<<1, 32, 0, stream>>>(bits, rows, cols, a, b, end_v, ops_end, len);
+  return cudaGetLastError();
+}
