@@ -30,7 +30,7 @@
 #include "micro_common.cuh"
 #include "skss.h"
 
-/* 1: the chain probe's pass writes direction bits (bands x 32 x L words:
+/* 1: the chain probe's pass writes direction bits (half a byte a cell:
  * 5 GB at 100 kbp, so lengths up to about 300 kbp) */
 #ifndef SKSS_MICRO_ALIGN_BITS
 #define SKSS_MICRO_ALIGN_BITS 0
@@ -290,7 +290,7 @@ void probe_chain(int sms, int len) {
   for (auto &x : a) x = (uint8_t)(rng() % 4);
   for (int i = 0; i < len; i++) b[i] = rng() % 10 == 0 ? (uint8_t)(rng() % 4) : a[i];
   probe_data d(a, b, 1, bands);
-  if (SKSS_MICRO_ALIGN_BITS) CHECK(cudaMalloc(&d.job.bits, (size_t)bands * 32 * (size_t)len * 8));
+  if (SKSS_MICRO_ALIGN_BITS) CHECK(cudaMalloc(&d.job.bits, skss__al_bits_bytes(len, len, R)));
   band_trace *dt;
   CHECK(cudaMalloc(&dt, (size_t)bands * sizeof(band_trace)));
   int warps = 1, blocks = 1;

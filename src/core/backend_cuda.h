@@ -137,6 +137,25 @@ skss_status skss__cuda_align_lane_pass(skss__cuda_align_lane *lane, const skss__
 /* On the calling thread after the join: the lane's failure (its message
  * recorded on ctx), or SKSS_OK. */
 skss_status skss__cuda_align_lane_report(skss_ctx *ctx, const skss__cuda_align_lane *lane);
+/* A traceback segment solved whole on the GPU (cpu/align_trace.c): the best
+ * global alignment of a[0, rows) with b[0, cols) that starts and ends as
+ * start_v and end_v say (skss__align_seg), by one pass that keeps 4
+ * direction bits a cell in device memory (rows x cols / 2 bytes, rounded up
+ * to whole bands) and the walk back through them on the GPU. The ops go to
+ * ops[0, *len) (room for rows + cols), the optimum to *score. On the lane
+ * (not NULL: its stream, memory and failure record) or on the context's
+ * stream and arena; synchronous. */
+skss_status skss__cuda_align_segment(skss_ctx *ctx, skss__cuda_align_lane *lane, const skss__align_scores *sc,
+                                     const uint8_t *a, const uint8_t *b, int64_t rows, int64_t cols, int start_v,
+                                     int end_v, char *ops, int64_t *len, int64_t *score);
+/* Bytes of direction bits a segment solved whole may take on the context's
+ * device, on the calling thread: SKSS_CUDA_ALIGN_BITS_BYTES (cuda/tuning.h),
+ * at most half the device's free memory; 0 when the device cannot say (the
+ * traceback then splits every segment). */
+size_t skss__cuda_align_bits_budget(skss_ctx *ctx);
+/* SKSS_CUDA_ALIGN_BITS_MIN_CELLS (cuda/tuning.h): cells from which a segment
+ * whose bits fit is solved whole on the GPU rather than on a host thread. */
+double skss__cuda_align_whole_cells(void);
 /* SKSS_CUDA_ALIGN_BIG_CELLS (cuda/tuning.h): cells above which the cuda
  * traceback splits a piece by passes rather than on one host thread. */
 double skss__cuda_align_big_cells(void);

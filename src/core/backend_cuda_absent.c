@@ -87,6 +87,27 @@ skss_status skss__cuda_align_lane_report(skss_ctx *ctx, const skss__cuda_align_l
   (void)lane;
   return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_align(): this build has no CUDA backend");
 }
+skss_status skss__cuda_align_segment(skss_ctx *ctx, skss__cuda_align_lane *lane, const skss__align_scores *sc,
+                                     const uint8_t *a, const uint8_t *b, int64_t rows, int64_t cols, int start_v,
+                                     int end_v, char *ops, int64_t *len, int64_t *score) {
+  (void)lane;
+  (void)sc;
+  (void)a;
+  (void)b;
+  (void)rows;
+  (void)cols;
+  (void)start_v;
+  (void)end_v;
+  (void)ops;
+  (void)len;
+  (void)score;
+  return skss__fail(ctx, SKSS_ERR_UNSUPPORTED, "skss_align(): this build has no CUDA backend");
+}
+size_t skss__cuda_align_bits_budget(skss_ctx *ctx) {
+  (void)ctx;
+  return 0;
+}
+double skss__cuda_align_whole_cells(void) { return (double)(1 << 20); }
 double skss__cuda_align_big_cells(void) { return (double)(1 << 24); }
 skss_status skss__cuda_copy(skss_ctx *ctx, const char *fn, void *dst, const void *src, size_t bytes) {
   (void)dst;

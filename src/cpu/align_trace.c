@@ -9,7 +9,9 @@
  * threads, then the small pieces at once, one a thread (docs/algorithms/align.md).
  * cuda (SKSS): the same rounds with the passes on the GPU; a round's big
  * segments are split at once, one host worker and one lane (its own stream
- * and device memory, core/backend_cuda.h) a segment, taken by ticket.
+ * and device memory, core/backend_cuda.h) a segment, taken by ticket; a
+ * segment whose direction bits fit in device memory is not split but solved
+ * whole on the GPU (one pass that keeps them, and the walk back).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -284,7 +286,18 @@ typedef struct big_mem {
   int64_t saves;   /* checkpoint rows that fit */
   void *work;
   skss__cuda_align_lane *lane; /* a level's worker (cuda): its passes' lane; else NULL */
+  size_t bits_budget;          /* cuda: bytes of direction bits a segment solved whole may take; else 0 */
+  double whole_cells;          /* cuda: cells from which such a segment goes to the GPU */
 } big_mem;
+
+/* Whether g is solved whole on the GPU (cuda): its direction bits (half a
+ * byte a cell, counted here with room for the last band's rows past it) fit
+ * the budget, and it is worth a pass. */
+static bool is_whole(const skss__align_seg *g, const big_mem *bm) {
+  const double r = (double)rows_of(g), c = (double)cols_of(g);
+  return bm->bits_budget > 0 && r >= 1 && c >= 1 && r * c >= bm->whole_cells &&
+         (r + 1024) * c / 2 <= (double)bm->bits_budget;
+}
 
 /* A pass of a split: on the worker's lane, or where the scores say (the
  * context's stream on cuda, all threads on the CPU). */
@@ -371,6 +384,7 @@ typedef struct leaf_job {
   char *ops, *mem;
   size_t stride;
   int64_t width;
+  const big_mem *bm;      /* which pieces were solved whole on the GPU (skipped here) */
   _Atomic int64_t next;   /* why: pieces differ in size; hand them out one at a time */
   _Atomic int failure;    /* why: workers report the first failing status without a lock */
 } leaf_job;
@@ -381,6 +395,7 @@ static void leaf_worker(int worker, int workers, void *arg) {
   seg_mem m;
   seg_mem_init(&m, job->mem + (size_t)worker * job->stride, job->width);
   for (int64_t k = atomic_fetch_add(&job->next, 1); k < job->count; k = atomic_fetch_add(&job->next, 1)) {
+    if (is_whole(&job->pieces[k], job->bm)) continue;
     const skss_status st = solve_seq(job->sc, job->s, &job->pieces[k], job->ops, &m);
     int expected = SKSS_OK;
     /* compare-exchange: only the first failure is kept; the pieces' ops are disjoint. */
@@ -388,12 +403,25 @@ static void leaf_worker(int worker, int workers, void *arg) {
   }
 }
 
-/* Whether g is split by passes (else solved by Myers-Miller on one thread). */
+/* Whether g is split by passes (else solved whole: by Myers-Miller on one
+ * thread, or on the GPU). */
 static bool is_big(const skss__align_scores *sc, const skss__align_seg *g, const big_mem *bm,
                    const skss__align_checkpoints *rows) {
   const double big_cells = sc->cuda ? skss__cuda_align_big_cells() : BIG_CELLS;
   return (double)rows_of(g) * (double)cols_of(g) > big_cells && rows_of(g) >= 2 * SKSS__ALIGN_BAND &&
-         (bm->saves > 0 || rows != NULL);
+         (bm->saves > 0 || rows != NULL) && !is_whole(g, bm);
+}
+
+/* A segment solved whole on the GPU, on the calling thread and the
+ * context's stream: its ops at its region, its score settled. */
+static skss_status solve_whole(skss_ctx *ctx, const skss__align_scores *sc, const skss__align_seqs *s,
+                               skss__align_seg *g, char *ops) {
+  int64_t len = 0, got = 0;
+  const skss_status st = skss__cuda_align_segment(ctx, NULL, sc, s->a + g->i0, s->b + g->j0, rows_of(g),
+                                                  cols_of(g), g->start_v, g->end_v, ops + g->off, &len, &got);
+  if (st != SKSS_OK) return st;
+  g->len = len;
+  return settle(g, got);
 }
 
 /* One round's big segments split at once (cuda): segment k of `which` by
@@ -496,6 +524,8 @@ static skss_status split_level(skss_ctx *ctx, const skss__align_scores *sc, cons
     mems[w].saves = bm->saves;
     mems[w].work = NULL; /* the lanes' passes run on the GPU */
     mems[w].lane = skss__cuda_align_lane_get(ctx, w);
+    mems[w].bits_budget = bm->bits_budget;
+    mems[w].whole_cells = bm->whole_cells;
   }
   level_job job = {ctx, sc, s, now->at, which, bigs, outs, status, lane_of, mems, 0, 0};
   skss__parallel(ctx, workers, level_worker, &job);
@@ -554,17 +584,29 @@ static skss_status solve_parallel(skss_ctx *ctx, const skss__align_scores *sc, c
     now = next;
     next = t;
   }
-  int64_t width = 0;
-  for (int64_t k = 0; k < now->count; k++)
-    if (cols_of(&now->at[k]) > width) width = cols_of(&now->at[k]);
-  const int workers = now->count < ctx->threads ? (int)now->count : ctx->threads;
-  const size_t stride = seg_mem_bytes(width);
-  char *mem = skss__alloc(ctx, stride * (size_t)workers);
-  if (mem == NULL) return SKSS_ERR_OUT_OF_MEMORY;
-  leaf_job job = {sc, s, now->at, now->count, ops, mem, stride, width, 0, SKSS_OK};
-  skss__parallel(ctx, workers, leaf_worker, &job);
-  skss__free(ctx, mem);
-  skss_status st = (skss_status)atomic_load(&job.failure);
+  /* the pieces whose bits fit on the GPU, one after another (each pass fills it) */
+  int64_t width = 0, host = 0;
+  for (int64_t k = 0; k < now->count; k++) {
+    if (is_whole(&now->at[k], bm)) {
+      const skss_status st = solve_whole(ctx, sc, s, &now->at[k], ops);
+      if (st != SKSS_OK) return st;
+    } else {
+      host++;
+      if (cols_of(&now->at[k]) > width) width = cols_of(&now->at[k]);
+    }
+  }
+  /* the rest at once, one a host thread */
+  skss_status st = SKSS_OK;
+  if (host > 0) {
+    const int workers = host < ctx->threads ? (int)host : ctx->threads;
+    const size_t stride = seg_mem_bytes(width);
+    char *mem = skss__alloc(ctx, stride * (size_t)workers);
+    if (mem == NULL) return SKSS_ERR_OUT_OF_MEMORY;
+    leaf_job job = {sc, s, now->at, now->count, ops, mem, stride, width, bm, 0, SKSS_OK};
+    skss__parallel(ctx, workers, leaf_worker, &job);
+    skss__free(ctx, mem);
+    st = (skss_status)atomic_load(&job.failure);
+  }
   if (st == SKSS_OK && now->count == 1 && root->expected == INT64_MIN) root->expected = now->at[0].expected;
   if (st == SKSS_OK) gather(root, now->at, now->count, ops);
   return st;
@@ -576,6 +618,10 @@ static skss_status traceback_parallel(skss_ctx *ctx, const skss__align_scores *s
   const int64_t width = cols_of(root), stride = width + 1;
   big_mem bm;
   memset(&bm, 0, sizeof bm);
+  if (sc->cuda) {
+    bm.bits_budget = skss__cuda_align_bits_budget(ctx);
+    bm.whole_cells = skss__cuda_align_whole_cells();
+  }
   const size_t row = (size_t)stride * sizeof(int32_t);
   bm.saves = (int64_t)(CHECKPOINT_BYTES / (2 * row));
   if (bm.saves > sc->checkpoints) bm.saves = sc->checkpoints;

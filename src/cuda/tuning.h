@@ -347,6 +347,18 @@
 #ifndef SKSS_CUDA_ALIGN_BIG_CELLS
 #define SKSS_CUDA_ALIGN_BIG_CELLS (1 << 24)
 #endif
+/* Bytes of direction bits (half a byte a cell) up to which the cuda
+ * traceback solves a segment whole: one pass that keeps the bits, and the
+ * walk back on one warp, instead of splitting it by passes (at most half the
+ * device's free memory). 2 GiB: a 65 kbp square [predicted]. */
+#ifndef SKSS_CUDA_ALIGN_BITS_BYTES
+#define SKSS_CUDA_ALIGN_BITS_BYTES ((size_t)2 << 30)
+#endif
+/* Cells from which a segment solved whole goes to the GPU rather than to
+ * Myers-Miller on a host thread (when its bits fit) [predicted]. */
+#ifndef SKSS_CUDA_ALIGN_BITS_MIN_CELLS
+#define SKSS_CUDA_ALIGN_BITS_MIN_CELLS (1 << 20)
+#endif
 /* Lanes (a stream, device memory and page-locked staging each) a context
  * keeps for the traceback: the big segments of one level are split at once,
  * one host thread and one lane a segment, at most this many at a time

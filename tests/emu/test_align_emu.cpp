@@ -27,6 +27,9 @@
 extern "C" skss_status skss_emu_align_pass(skss_ctx *ctx, const skss__align_scores *sc, skss__align_pass *p);
 extern "C" skss_status skss_emu_align_lane_pass(skss__cuda_align_lane *lane, const skss__align_scores *sc,
                                                 skss__align_pass *p);
+extern "C" skss_status skss_emu_align_segment(skss_ctx *ctx, skss__cuda_align_lane *lane, const skss__align_scores *sc,
+                                              const uint8_t *a, const uint8_t *b, int64_t rows, int64_t cols,
+                                              int start_v, int end_v, char *ops, int64_t *len, int64_t *score);
 extern "C" void skss_emu_ref_pass(const skss__align_scores *sc, skss__align_pass *p);
 
 using skss__al::CH;
@@ -115,7 +118,7 @@ cudaError_t skss_emu_align_launch(const skss__al_job *job, const int32_t *sub, v
 }
 
 /* walk_kernel on one emulated warp. */
-static void emu_walk(const unsigned long long *bits, int lane_rows, int rows, int cols, const uint8_t *a,
+static void emu_walk(const void *bits, int lane_rows, int rows, int cols, const uint8_t *a,
                      const uint8_t *b, int end_v, char *ops_end, long long *len) {
   std::barrier<> blockbar(32);
   emu_block = &blockbar;
@@ -133,6 +136,36 @@ static void emu_walk(const unsigned long long *bits, int lane_rows, int rows, in
         skss__al::walk_kernel<SKSS_CUDA_ALIGN_ROWS>(bits, rows, cols, a, b, end_v, ops_end, len);
     });
   for (auto &x : th) x.join();
+}
+
+cudaError_t skss_emu_align_walk(const void *bits, int lane_rows, int rows, int cols, const uint8_t *a,
+                                const uint8_t *b, int end_v, char *ops_end, long long *len, cudaStream_t) {
+  emu_walk(bits, lane_rows, rows, cols, a, b, end_v, ops_end, len);
+  return cudaSuccess;
+}
+
+/* The score of ops[0, len) from (0, 0): its end in *i, *j; a first
+ * vertical gap costs e with start_v; INT64_MIN when an op is wrong ('=' on
+ * different letters, 'X' on equal ones, a move past row `rows` or column
+ * `cols`) or, with end_v, the last is not 'I'. */
+static int64_t rescore(const char *op, int64_t len, const uint8_t *a, int64_t rows, const uint8_t *b, int64_t cols,
+                       const int32_t *sub, int32_t o, int32_t e, bool start_v, bool end_v, int64_t *i, int64_t *j) {
+  int64_t score = 0;
+  char prev = start_v ? 'I' : 0;
+  for (int64_t k = 0; k < len; k++) {
+    if ((op[k] != 'D' && *i >= rows) || (op[k] != 'I' && *j >= cols)) return INT64_MIN; /* past the segment */
+    if (op[k] == '=' || op[k] == 'X') {
+      if ((op[k] == '=') != (a[*i] == b[*j])) return INT64_MIN;
+      score += sub[a[(*i)++] * 32 + b[(*j)++]];
+    } else if (op[k] == 'I' || op[k] == 'D') {
+      score -= op[k] == prev ? e : o;
+      (op[k] == 'I' ? *i : *j)++;
+    } else {
+      return INT64_MIN;
+    }
+    prev = op[k];
+  }
+  return end_v && (len == 0 || op[len - 1] != 'I') ? INT64_MIN : score;
 }
 
 /* Direction bits: a global pass with bits, run on emulated warps, against the
@@ -156,7 +189,7 @@ static long bits_cases(std::mt19937 &rng, int cases) {
     const int bands = (rows + 32 * lane_rows - 1) / (32 * lane_rows);
     const int chunks = (cols + CH - 1) / CH;
     std::vector<int32_t> h(cols + 1), f(cols + 1);
-    std::vector<unsigned long long> bits((size_t)bands * 32 * cols, ~0ull);
+    std::vector<uint8_t> bits(skss__al_bits_bytes(rows, cols, lane_rows), 0xFF);
     std::vector<uint8_t> counters(skss__dev_taskarray_bytes(bands), 0);
     skss__al_job job;
     std::memset(&job, 0, sizeof job);
@@ -165,11 +198,12 @@ static long bits_cases(std::mt19937 &rng, int cases) {
     job.rows = rows;
     job.cols = cols;
     job.lane_rows = lane_rows;
-    /* every other case a plain global alignment, whose path the walk checks */
-    const bool plain = c % 2 == 0;
+    /* every other case a traceback segment, whose path the walk checks:
+     * from (0, 0), or (start_v) continuing a vertical gap opened before it */
+    const bool plain = c % 2 == 0, start_v = plain && c % 4 == 2;
     job.free_start = plain ? 0 : rnd(0, 1);
-    job.h00 = job.free_start || plain ? 0 : rnd(-7, 0);
-    job.f00 = plain || rnd(0, 1) ? SKSS__ALIGN_NEG : e - o;
+    job.h00 = start_v ? SKSS__ALIGN_NEG : job.free_start || plain ? 0 : rnd(-7, 0);
+    job.f00 = start_v ? 0 : plain || rnd(0, 1) ? SKSS__ALIGN_NEG : e - o;
     job.open = o;
     job.extend = e;
     job.h = h.data();
@@ -193,8 +227,7 @@ static long bits_cases(std::mt19937 &rng, int cases) {
         H1[j] = std::max(d, mx);
         const unsigned want = (d >= mx ? SKSS__AL_FROM_DIAG : E >= F1[j] ? SKSS__AL_FROM_E : SKSS__AL_FROM_F) |
                               (e_ext ? SKSS__AL_E_EXT : 0u) | (f_ext ? SKSS__AL_F_EXT : 0u);
-        const unsigned got =
-            (unsigned)(bits[(size_t)((i - 1) / lane_rows) * cols + (j - 1)] >> (4 * ((i - 1) % lane_rows))) & 15u;
+        const unsigned got = skss__al_nibble(bits.data(), lane_rows, cols, i, j);
         if (got != want && bad++ == 0)
           std::printf("bits case %d (%dx%d, %d rows a lane): cell (%d, %d) has %x, want %x\n", c, rows, cols,
                       lane_rows, i, j, got, want);
@@ -203,8 +236,9 @@ static long bits_cases(std::mt19937 &rng, int cases) {
       std::swap(F0, F1);
     }
     if (emu_faults) bad++;
-    /* from (0, 0) with nothing before it, the walk's path scores the optimum
-     * (ending in H, or with end_v in F), and the warp's walk takes the same path */
+    /* the walk's path scores the optimum (ending in H, or with end_v in F; a
+     * first vertical gap with start_v costs e a letter), and the warp's walk
+     * takes the same path */
     for (int end_v = 0; end_v < 2 && plain && bad == 0; end_v++) {
       std::vector<char> ops((size_t)rows + cols), gpu_ops((size_t)rows + cols);
       const int64_t len = skss__al_walk_bits(bits.data(), lane_rows, rows, cols, a.data(), b.data(), end_v,
@@ -218,20 +252,10 @@ static long bits_cases(std::mt19937 &rng, int cases) {
         bad++;
       }
       const int64_t want = end_v ? F0[cols] : H0[cols];
-      const char *op = ops.data() + ops.size() - len;
-      int64_t score = 0, i = 0, j = 0;
-      char prev = 0;
-      for (int64_t k = 0; k < len; k++) {
-        if (op[k] == '=' || op[k] == 'X') {
-          if ((op[k] == '=') != (a[i] == b[j])) bad++;
-          score += sub[a[i++] * 32 + b[j++]];
-        } else {
-          score -= op[k] == prev ? e : o;
-          (op[k] == 'I' ? i : j)++;
-        }
-        prev = op[k];
-      }
-      if (i != rows || j != cols || score != want || (end_v && (len == 0 || op[len - 1] != 'I'))) {
+      int64_t i = 0, j = 0;
+      const int64_t score = rescore(ops.data() + ops.size() - len, len, a.data(), rows, b.data(), cols, sub.data(), o,
+                                    e, start_v, end_v, &i, &j);
+      if (i != rows || j != cols || score != want) {
         std::printf("bits case %d (end_v %d): the walk ends at (%lld, %lld) with %lld, want (%d, %d) with %lld\n",
                     c, end_v, (long long)i, (long long)j, (long long)score, rows, cols, (long long)want);
         bad++;
@@ -242,6 +266,64 @@ static long bits_cases(std::mt19937 &rng, int cases) {
   if (walks == 0 && bad == 0) {
     std::printf("bits cases: no walk was checked\n");
     bad++;
+  }
+  return bad;
+}
+
+/* Segments solved whole (align_dispatch.cu's skss__cuda_align_segment: the
+ * bits pass, the warp's walk, the copies back), on the context's path and a
+ * lane's: the optimum must be the CPU pass's (anchored as start_v says, H or
+ * with end_v F of the last cell) and the ops must score it. */
+static long segment_cases(std::mt19937 &rng, skss_ctx *ctx, skss__cuda_state &state, skss__cuda_align_lane &lane,
+                          int cases) {
+  auto rnd = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  long bad = 0;
+  for (int c = 0; c < cases && bad == 0; c++) {
+    static const int RS[] = {1, 2, 31, 33, 127, 129, 511, 513, 700, 1600};
+    static const int CS[] = {1, 2, 31, 33, 64, 65, 97, 300};
+    const int rows = RS[rnd(0, 9)], cols = CS[rnd(0, 7)], letters = rnd(1, 24), start_v = rnd(0, 1),
+              end_v = rnd(0, 1);
+    emu_warps = rnd(1, 4);
+    state.sms = lane.sms = rnd(0, 1) ? 1 : 132; /* 16 or 4 rows a lane */
+    skss__align_scores sc;
+    std::memset(&sc, 0, sizeof sc);
+    for (int x = 0; x < letters; x++)
+      for (int y = 0; y < letters; y++) sc.sub[x * 32 + y] = x == y ? rnd(0, 9) : rnd(-6, 2);
+    sc.open = rnd(0, 12);
+    sc.extend = rnd(0, sc.open);
+    std::vector<uint8_t> a(rows + SKSS__ALIGN_PAD), b(cols + SKSS__ALIGN_PAD);
+    for (int i = 0; i < rows; i++) a[i] = (uint8_t)rnd(0, letters - 1);
+    for (int j = 0; j < cols; j++) b[j] = (uint8_t)rnd(0, letters - 1);
+    std::vector<int32_t> h(cols + 1), f(cols + 1);
+    skss__align_pass q;
+    std::memset(&q, 0, sizeof q);
+    q.a = a.data();
+    q.b = b.data();
+    q.rows = rows;
+    q.cols = cols;
+    q.h00 = start_v ? SKSS__ALIGN_NEG : 0;
+    q.f00 = start_v ? 0 : SKSS__ALIGN_NEG;
+    q.h = h.data();
+    q.f = f.data();
+    skss_emu_ref_pass(&sc, &q);
+    const int64_t want = end_v ? f[cols] : h[cols];
+    const bool on_lane = c % 2 == 1;
+    std::vector<char> ops((size_t)rows + cols, '?');
+    int64_t len = -1, got = INT64_MIN;
+    const skss_status st = skss_emu_align_segment(ctx, on_lane ? &lane : nullptr, &sc, a.data(), b.data(), rows, cols,
+                                                  start_v, end_v, ops.data(), &len, &got);
+    int64_t i = 0, j = 0;
+    const int64_t score = st == SKSS_OK ? rescore(ops.data(), len, a.data(), rows, b.data(), cols, sc.sub, sc.open,
+                                                  sc.extend, start_v, end_v, &i, &j)
+                                        : INT64_MIN;
+    if (st != SKSS_OK || got != want || score != want || i != rows || j != cols || emu_faults) {
+      std::printf("segment case %d (%dx%d start_v %d end_v %d%s): %s, optimum %lld (want %lld), ops score %lld "
+                  "ending at (%lld, %lld)\n",
+                  c, rows, cols, start_v, end_v, on_lane ? " lane" : "",
+                  st == SKSS_OK ? "ok" : on_lane ? lane.message : skss_ctx_last_error(ctx), (long long)got,
+                  (long long)want, (long long)score, (long long)i, (long long)j);
+      bad++;
+    }
   }
   return bad;
 }
@@ -280,6 +362,11 @@ int main(int argc, char **argv) {
   {
     const long bad = bits_cases(rng, cases / 2 + 2);
     std::printf("direction bits: %s\n", bad == 0 ? "ok" : "MISMATCH");
+    if (bad != 0) return 1;
+  }
+  {
+    const long bad = segment_cases(rng, ctx, state, lane, cases / 2 + 2);
+    std::printf("segments solved whole: %s\n", bad == 0 ? "ok" : "MISMATCH");
     if (bad != 0) return 1;
   }
   /* rows around both band heights (128 and 512 rows); over 1536 a pass on

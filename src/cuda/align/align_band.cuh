@@ -102,6 +102,13 @@ __device__ __forceinline__ void cells(rows_state<R> &s, const params &p, const i
   if (BITS) *word = w;
 }
 
+/* A lane's direction word: the nibbles of its R rows in one column (R / 2
+ * bytes, so that the bits take half a byte a cell whatever R is). */
+template <int R> struct bits_word;
+template <> struct bits_word<4> { using type = uint16_t; };
+template <> struct bits_word<8> { using type = uint32_t; };
+template <> struct bits_word<16> { using type = unsigned long long; };
+
 /* Where a lane's checkpoint row is: its row index r and slot k, or r = -1. */
 struct save_spot {
   int r, k;
@@ -113,7 +120,7 @@ template <int R, bool LOCAL, bool ALL, bool PRED, bool SAVE, bool BITS>
 __device__ __forceinline__ void steps32(const skss__al_job &job, const params &p, const int32_t *ssub,
                                         rows_state<R> &s, const save_spot &sv, int lane, int t0, int steps,
                                         int32_t qh, int32_t qf, int32_t &uh, int32_t &uf, int32_t &diag,
-                                        unsigned long long *bits_row) {
+                                        typename bits_word<R>::type *bits_row) {
 #pragma unroll 1
   for (int k = 0; k < 32; k++) {
     const int t = t0 + k;
@@ -136,7 +143,7 @@ __device__ __forceinline__ void steps32(const skss__al_job &job, const params &p
     unsigned long long word = 0;
     cells<R, LOCAL, ALL, PRED, SAVE, BITS>(s, p, ssub, bcode, j, active, uh, uf, d, sv.r, &hs, &fs, &word);
     /* the lane's rows' nibbles of column j (rows past the pass: any) */
-    if (BITS && active) bits_row[j] = word;
+    if (BITS && active) bits_row[j] = (typename bits_word<R>::type)word;
     if (SAVE && sv.r >= 0 && active) {
       const size_t at = (size_t)sv.k * (size_t)(job.cols + 1) + (size_t)j;
       job.save_h[at] = hs + p.o;
@@ -232,8 +239,9 @@ template <int R, bool LOCAL, bool ALL, bool BITS = false>
 __device__ void run_band(const skss__al_job &job, const int32_t *ssub, const skss_cuda_taskarray_view &ta,
                          int band, int lane) {
   /* indexed by j = 1..cols: the words of the lane's rows */
-  unsigned long long *const bits_row =
-      BITS ? job.bits + ((size_t)band * 32 + (size_t)lane) * (size_t)job.cols - 1 : nullptr;
+  using word_t = typename bits_word<R>::type;
+  word_t *const bits_row =
+      BITS ? static_cast<word_t *>(job.bits) + ((size_t)band * 32 + (size_t)lane) * (size_t)job.cols - 1 : nullptr;
   const params p = {job.open, job.extend};
   const int top = band * 32 * R + 1, first = top + lane * R;
   const bool full = top + 32 * R - 1 <= job.rows;
@@ -348,14 +356,16 @@ __global__ void __launch_bounds__(32 * WARPS) pass_kernel(skss__al_job job, cons
 constexpr int WALK_TILE = 64;
 
 template <int R>
-__global__ void __launch_bounds__(32) walk_kernel(const unsigned long long *bits, int rows, int cols,
-                                                  const uint8_t *a, const uint8_t *b, int end_v, char *ops_end,
-                                                  long long *len) {
+__global__ void __launch_bounds__(32) walk_kernel(const void *bits, int rows, int cols, const uint8_t *a,
+                                                  const uint8_t *b, int end_v, char *ops_end, long long *len) {
+  using word_t = typename bits_word<R>::type;
   constexpr int GROUPS = WALK_TILE / R + 1; /* groups of R rows a tile's rows can touch */
-  __shared__ unsigned long long tile[GROUPS * WALK_TILE];
+  __shared__ word_t tile[GROUPS * WALK_TILE];
+  __shared__ uint8_t ta[WALK_TILE], tb[WALK_TILE]; /* the tile's rows' and columns' letters */
   __shared__ int s_i, s_j;
   __shared__ unsigned s_state;
   __shared__ long long s_n;
+  const word_t *const words = static_cast<const word_t *>(bits);
   const int lane = (int)(threadIdx.x & 31);
   if (lane == 0) {
     s_i = rows;
@@ -373,7 +383,11 @@ __global__ void __launch_bounds__(32) walk_kernel(const unsigned long long *bits
     const int g_lo = i_lo / R, groups = (i - 1) / R - g_lo + 1, width = j - j_lo;
     for (int k = lane; k < groups * WALK_TILE; k += 32) {
       const int g = k / WALK_TILE, c = k % WALK_TILE;
-      if (c < width) tile[k] = __ldg(bits + (size_t)(g_lo + g) * (size_t)cols + (size_t)(j_lo + c));
+      if (c < width) tile[k] = __ldg(words + (size_t)(g_lo + g) * (size_t)cols + (size_t)(j_lo + c));
+    }
+    for (int k = lane; k < WALK_TILE; k += 32) {
+      if (k < i - i_lo) ta[k] = a[i_lo + k];
+      if (k < width) tb[k] = b[j_lo + k];
     }
     /* lane 0 reads the tile after every lane's loads */
     __syncwarp();
@@ -384,7 +398,7 @@ __global__ void __launch_bounds__(32) walk_kernel(const unsigned long long *bits
       while (ii > i_lo && jj > j_lo) {
         const unsigned nib =
             (unsigned)(tile[((ii - 1) / R - g_lo) * WALK_TILE + (jj - 1 - j_lo)] >> (4 * ((ii - 1) % R))) & 15u;
-        const char op = skss__al_walk_step(nib, &st, &ii, &jj, a, b);
+        const char op = skss__al_walk_step(nib, &st, &ii, &jj, ta[ii - 1 - i_lo] == tb[jj - 1 - j_lo]);
         if (op) ops_end[-(++n)] = op;
       }
       s_i = ii;

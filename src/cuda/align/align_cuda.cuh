@@ -55,9 +55,10 @@ typedef struct skss__al_job {
   unsigned long long *key;       /* best: (score + 2^31) << 32 | (2^32 - 1 - band); 0 = none */
   int2 *slot;                    /* per band: (i, j) of its best cell */
   /* NULL, or bands x 32 x cols words of direction bits (a global pass with no
-   * track only): cell (i, j)'s nibble (SKSS__AL_FROM_*, SKSS__AL_*_EXT) at
-   * bit 4 ((i - 1) % lane_rows) of word ((i - 1) / lane_rows) * cols + j - 1 */
-  unsigned long long *bits;
+   * track only), a word lane_rows / 2 bytes (little-endian): cell (i, j)'s
+   * nibble (SKSS__AL_FROM_*, SKSS__AL_*_EXT) at bit 4 ((i - 1) % lane_rows)
+   * of word ((i - 1) / lane_rows) * cols + j - 1 (skss__al_nibble) */
+  void *bits;
 } skss__al_job;
 
 /* A cell's direction nibble: where H came from (the diagonal on ties, then
@@ -71,13 +72,13 @@ typedef struct skss__al_job {
 /* One move of the walk back through a pass's direction bits: from cell (i, j)
  * in `state` (SKSS__AL_FROM_DIAG for H, _E, _F) with the cell's nibble, the
  * op of the move ('=' or 'X' diagonal, 'I' up, 'D' left, as the CPU leaves
- * write them) and the cell it leads to, or 0 when only the state changed. */
-__host__ __device__ static inline char skss__al_walk_step(unsigned nib, unsigned *state, int *i, int *j,
-                                                          const uint8_t *a, const uint8_t *b) {
+ * write them) and the cell it leads to, or 0 when only the state changed.
+ * same: whether a's letter i and b's letter j are the same. */
+__host__ __device__ static inline char skss__al_walk_step(unsigned nib, unsigned *state, int *i, int *j, bool same) {
   if (*state == SKSS__AL_FROM_DIAG) {
     *state = nib & 3u;
     if (*state != SKSS__AL_FROM_DIAG) return 0;
-    const char op = a[*i - 1] == b[*j - 1] ? '=' : 'X';
+    const char op = same ? '=' : 'X';
     --*i;
     --*j;
     return op;
@@ -93,11 +94,18 @@ __host__ __device__ static inline char skss__al_walk_step(unsigned nib, unsigned
 }
 
 /* Cell (i, j)'s nibble in a pass's direction bits (layout as skss__al_job.bits). */
-__host__ __device__ static inline unsigned skss__al_nibble(const unsigned long long *bits, int lane_rows, int cols,
-                                                           int i, int j) {
-  return (unsigned)(bits[(size_t)((i - 1) / lane_rows) * (size_t)cols + (size_t)(j - 1)] >>
-                    (4 * ((i - 1) % lane_rows))) &
-         15u;
+__host__ __device__ static inline unsigned skss__al_nibble(const void *bits, int lane_rows, int cols, int i, int j) {
+  const int r = (i - 1) % lane_rows;
+  const size_t word = (size_t)((i - 1) / lane_rows) * (size_t)cols + (size_t)(j - 1);
+  const uint8_t byte = static_cast<const uint8_t *>(bits)[word * (size_t)(lane_rows / 2) + (size_t)(r / 2)];
+  return (unsigned)(byte >> (4 * (r & 1))) & 15u;
+}
+
+/* Bytes of a pass's direction bits: 32 words of lane_rows / 2 bytes a band
+ * and column (half a byte a cell, the last band's rows past the pass too). */
+static inline size_t skss__al_bits_bytes(int64_t rows, int64_t cols, int lane_rows) {
+  const int64_t band = 32 * (int64_t)lane_rows, bands = (rows + band - 1) / band;
+  return (size_t)bands * 32 * (size_t)cols * (size_t)(lane_rows / 2);
 }
 
 /* The path back from (rows, cols) to (0, 0) through a pass's direction bits,
@@ -105,13 +113,14 @@ __host__ __device__ static inline unsigned skss__al_nibble(const unsigned long l
  * move); row 0 and column 0 are straight gaps from (0, 0). Writes the ops
  * last first, ending at ops_end; returns how many. The host's walk (the GPU's
  * is walk_kernel in align_band.cuh). */
-static inline int64_t skss__al_walk_bits(const unsigned long long *bits, int lane_rows, int rows, int cols,
+static inline int64_t skss__al_walk_bits(const void *bits, int lane_rows, int rows, int cols,
                                          const uint8_t *a, const uint8_t *b, int end_v, char *ops_end) {
   char *out = ops_end;
   int i = rows, j = cols;
   unsigned state = end_v ? SKSS__AL_FROM_F : SKSS__AL_FROM_DIAG;
   while (i > 0 && j > 0) {
-    const char op = skss__al_walk_step(skss__al_nibble(bits, lane_rows, cols, i, j), &state, &i, &j, a, b);
+    const char op =
+        skss__al_walk_step(skss__al_nibble(bits, lane_rows, cols, i, j), &state, &i, &j, a[i - 1] == b[j - 1]);
     if (op) *--out = op;
   }
   for (; i > 0; i--) *--out = 'I';
@@ -147,7 +156,7 @@ cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub,
  * pass's direction bits (device memory, as skss__al_job.bits) from (rows,
  * cols); ops last first ending at ops_end and their count to *len, both
  * device memory. Not used by the traceback yet. */
-cudaError_t skss__cuda_align_walk(const unsigned long long *bits, int lane_rows, int rows, int cols,
+cudaError_t skss__cuda_align_walk(const void *bits, int lane_rows, int rows, int cols,
                                   const uint8_t *a, const uint8_t *b, int end_v, char *ops_end, long long *len,
                                   cudaStream_t stream);
 

@@ -196,6 +196,55 @@ skss_status download(const where &w, const skss__align_scores *sc, skss__align_p
   return SKSS_OK;
 }
 
+/* The job of pass p in device memory `dev` (laid out by l) and its
+ * uploads on w's stream: the codes, the scores, the counters zeroed. `host`:
+ * the lane's staging (laid out by t; the copies stay asynchronous), or NULL
+ * to copy from the host arrays. */
+skss_status upload(const where &w, const skss__align_scores *sc, const skss__align_pass *p, int lane_rows,
+                   uint8_t *dev, uint8_t *host, const layout &l, const staging &t, skss__al_job *out) {
+  cudaStream_t stream = w.stream;
+  skss__al_job &job = *out;
+  memset(&job, 0, sizeof job);
+  job.a = dev + l.a;
+  job.b = dev + l.b;
+  job.rows = (int)p->rows;
+  job.cols = (int)p->cols;
+  job.lane_rows = lane_rows;
+  job.free_start = p->free_start;
+  job.local = p->local;
+  job.track = (int)p->track;
+  job.h00 = p->h00;
+  job.f00 = p->f00;
+  job.open = sc->open;
+  job.extend = sc->extend;
+  job.save_every = (int)p->save_every;
+  job.saves = p->saves > 0 ? (int)p->saves : 0;
+  job.save_h = reinterpret_cast<int32_t *>(dev + l.save_h);
+  job.save_f = reinterpret_cast<int32_t *>(dev + l.save_f);
+  job.h = reinterpret_cast<int32_t *>(dev + l.h);
+  job.f = reinterpret_cast<int32_t *>(dev + l.f);
+  job.key = reinterpret_cast<unsigned long long *>(dev + l.key);
+  job.slot = reinterpret_cast<int2 *>(dev + l.slot);
+  const void *up_a = p->a, *up_b = p->b, *up_sub = sc->sub;
+  if (host != NULL) {
+    memcpy(host + t.a, p->a, (size_t)p->rows);
+    memcpy(host + t.b, p->b, (size_t)p->cols);
+    memcpy(host + t.sub, sc->sub, sizeof sc->sub);
+    up_a = host + t.a;
+    up_b = host + t.b;
+    up_sub = host + t.sub;
+  }
+  /* the task array's counters and the best key start at 0 */
+  AL_TRY(w, cudaMemsetAsync(dev, 0, l.slot, stream));
+  /* the padding after b is read (never used) by the last steady step */
+  AL_TRY(w, cudaMemsetAsync(dev + l.b, 0, l.h - l.b, stream));
+  AL_TRY(w, cudaMemcpyAsync(dev + l.a, up_a, (size_t)p->rows, cudaMemcpyHostToDevice, stream));
+  AL_TRY(w, cudaMemcpyAsync(dev + l.b, up_b, (size_t)p->cols, cudaMemcpyHostToDevice, stream));
+  /* match/mismatch too: a table load is cheaper on the GPU than compare and select */
+  AL_TRY(w, cudaMemcpyAsync(dev + l.sub, up_sub, sizeof sc->sub, cudaMemcpyHostToDevice, stream));
+  return SKSS_OK;
+}
+
 /* One pass where `w` says. */
 skss_status run_pass(const where &w, const skss__align_scores *sc, skss__align_pass *p) {
   p->best.score = INT64_MIN;
@@ -224,52 +273,92 @@ skss_status run_pass(const where &w, const skss__align_scores *sc, skss__align_p
     dev = static_cast<uint8_t *>(skss__cuda_scratch(w.ctx, FN, l.total));
     if (dev == NULL) return SKSS_ERR_OUT_OF_MEMORY;
   }
-  cudaStream_t stream = w.stream;
   skss__al_job job;
-  memset(&job, 0, sizeof job);
-  job.a = dev + l.a;
-  job.b = dev + l.b;
-  job.rows = (int)p->rows;
-  job.cols = (int)p->cols;
-  job.lane_rows = lane_rows;
-  job.free_start = p->free_start;
-  job.local = p->local;
-  job.track = (int)p->track;
-  job.h00 = p->h00;
-  job.f00 = p->f00;
-  job.open = sc->open;
-  job.extend = sc->extend;
-  job.save_every = (int)p->save_every;
-  job.saves = p->saves > 0 ? (int)p->saves : 0;
-  job.save_h = reinterpret_cast<int32_t *>(dev + l.save_h);
-  job.save_f = reinterpret_cast<int32_t *>(dev + l.save_f);
-  job.h = reinterpret_cast<int32_t *>(dev + l.h);
-  job.f = reinterpret_cast<int32_t *>(dev + l.f);
-  job.key = reinterpret_cast<unsigned long long *>(dev + l.key);
-  job.slot = reinterpret_cast<int2 *>(dev + l.slot);
-  /* the uploads' sources: the lane's staging (the copies stay asynchronous) or the host arrays */
-  const void *up_a = p->a, *up_b = p->b, *up_sub = sc->sub;
-  if (host != NULL) {
-    memcpy(host + t.a, p->a, (size_t)p->rows);
-    memcpy(host + t.b, p->b, (size_t)p->cols);
-    memcpy(host + t.sub, sc->sub, sizeof sc->sub);
-    up_a = host + t.a;
-    up_b = host + t.b;
-    up_sub = host + t.sub;
-  }
-  /* the task array's counters and the best key start at 0 */
-  AL_TRY(w, cudaMemsetAsync(dev, 0, l.slot, stream));
-  /* the padding after b is read (never used) by the last steady step */
-  AL_TRY(w, cudaMemsetAsync(dev + l.b, 0, l.h - l.b, stream));
-  AL_TRY(w, cudaMemcpyAsync(dev + l.a, up_a, (size_t)p->rows, cudaMemcpyHostToDevice, stream));
-  AL_TRY(w, cudaMemcpyAsync(dev + l.b, up_b, (size_t)p->cols, cudaMemcpyHostToDevice, stream));
-  /* match/mismatch too: a table load is cheaper on the GPU than compare and select */
+  const skss_status up = upload(w, sc, p, lane_rows, dev, host, l, t, &job);
+  if (up != SKSS_OK) return up;
+  cudaStream_t stream = w.stream;
   const int32_t *sub = reinterpret_cast<const int32_t *>(dev + l.sub);
-  AL_TRY(w, cudaMemcpyAsync(dev + l.sub, up_sub, sizeof sc->sub, cudaMemcpyHostToDevice, stream));
   const char *what = "the pass kernel";
   const cudaError_t e = skss__cuda_align_launch(&job, sub, dev, sms, stream, &what);
   if (e != cudaSuccess) return fail(w, SKSS_ERR_CUDA, "%s: %s: %s", FN, what, cudaGetErrorString(e));
   return download(w, sc, p, job, bands, host, t);
+}
+
+/* A traceback segment solved whole where `w` says (skss__cuda_align_segment):
+ * a pass anchored as start_v says that writes direction bits, the walk back
+ * on one warp, then one copy back of the ops, their count and the last cell. */
+skss_status run_segment(const where &w, const skss__align_scores *sc, const uint8_t *a, const uint8_t *b, int64_t rows,
+                        int64_t cols, int start_v, int end_v, char *ops, int64_t *len, int64_t *score) {
+  if (rows < 1 || cols < 1 || rows > INT32_MAX / 2 || cols > INT32_MAX / 2)
+    return fail(w, SKSS_ERR_INTERNAL, "%s: a whole segment of %lld x %lld letters (a bug)", FN, (long long)rows,
+                (long long)cols);
+  int sms = 0;
+  if (w.lane != NULL)
+    sms = w.lane->sms;
+  else
+    AL_TRY(w, skss__cuda_sm_count(w.ctx, &sms));
+  skss__align_pass p;
+  memset(&p, 0, sizeof p);
+  p.a = a;
+  p.b = b;
+  p.rows = rows;
+  p.cols = cols;
+  p.h00 = start_v ? SKSS__ALIGN_NEG : 0;
+  p.f00 = start_v ? 0 : SKSS__ALIGN_NEG;
+  const int lane_rows = skss__cuda_align_lane_rows(rows, sms), band_rows = 32 * lane_rows;
+  const int bands = (int)((rows + band_rows - 1) / band_rows);
+  const size_t moves = (size_t)(rows + cols);
+  /* device: the pass's, then its bits, the ops and their count */
+  const layout l = plan(&p, bands);
+  const size_t bits_at = l.total, ops_at = bits_at + skss__cuda_align(skss__al_bits_bytes(rows, cols, lane_rows));
+  const size_t count_at = ops_at + skss__cuda_align(moves), dev_total = count_at + 256;
+  /* staging: the pass's uploads, then the ops and the tail (count, H and F of the last cell) */
+  const staging t = stage_plan(&p);
+  const size_t t_ops = t.total, t_tail = t_ops + skss__cuda_align(moves), host_total = t_tail + 256;
+  uint8_t *dev = NULL, *host = NULL;
+  if (w.lane != NULL) {
+    const skss_status st = skss__cuda_align_lane_reserve(w.lane, dev_total, host_total);
+    if (st != SKSS_OK) return st;
+    dev = static_cast<uint8_t *>(w.lane->dev);
+    host = static_cast<uint8_t *>(w.lane->host);
+  } else {
+    dev = static_cast<uint8_t *>(skss__cuda_scratch(w.ctx, FN, dev_total));
+    if (dev == NULL) return SKSS_ERR_OUT_OF_MEMORY;
+  }
+  skss__al_job job;
+  const skss_status up = upload(w, sc, &p, lane_rows, dev, host, l, t, &job);
+  if (up != SKSS_OK) return up;
+  job.bits = dev + bits_at;
+  cudaStream_t stream = w.stream;
+  const int32_t *sub = reinterpret_cast<const int32_t *>(dev + l.sub);
+  const char *what = "the pass kernel";
+  cudaError_t e = skss__cuda_align_launch(&job, sub, dev, sms, stream, &what);
+  if (e != cudaSuccess) return fail(w, SKSS_ERR_CUDA, "%s: %s: %s", FN, what, cudaGetErrorString(e));
+  char *dev_ops = reinterpret_cast<char *>(dev + ops_at);
+  long long *dev_count = reinterpret_cast<long long *>(dev + count_at);
+  e = skss__cuda_align_walk(job.bits, lane_rows, (int)rows, (int)cols, job.a, job.b, end_v, dev_ops + moves, dev_count,
+                            stream);
+  if (e != cudaSuccess) return fail(w, SKSS_ERR_CUDA, "%s: the walk kernel: %s", FN, cudaGetErrorString(e));
+  struct tail_t {
+    long long count;
+    int32_t h, f;
+  } tail_here;
+  tail_t *tail = host != NULL ? reinterpret_cast<tail_t *>(host + t_tail) : &tail_here;
+  char *ops_down = host != NULL ? reinterpret_cast<char *>(host + t_ops) : ops;
+  AL_TRY(w, cudaMemcpyAsync(&tail->count, dev_count, sizeof tail->count, cudaMemcpyDeviceToHost, stream));
+  AL_TRY(w, cudaMemcpyAsync(&tail->h, job.h + cols, sizeof tail->h, cudaMemcpyDeviceToHost, stream));
+  AL_TRY(w, cudaMemcpyAsync(&tail->f, job.f + cols, sizeof tail->f, cudaMemcpyDeviceToHost, stream));
+  AL_TRY(w, cudaMemcpyAsync(ops_down, dev_ops, moves, cudaMemcpyDeviceToHost, stream));
+  AL_TRY(w, cudaStreamSynchronize(stream));
+  const long long count = tail->count;
+  if (count < (long long)(rows > cols ? rows : cols) || count > (long long)moves)
+    return fail(w, SKSS_ERR_INTERNAL, "%s: the walk back gave %lld moves for %lld x %lld letters (a bug)", FN, count,
+                (long long)rows, (long long)cols);
+  /* the walk wrote its moves last first, ending at the region's end */
+  memmove(ops, ops_down + (moves - (size_t)count), (size_t)count);
+  *len = count;
+  *score = end_v ? tail->f : tail->h;
+  return SKSS_OK;
 }
 
 }  // namespace
@@ -283,4 +372,16 @@ extern "C" skss_status skss__cuda_align_lane_pass(skss__cuda_align_lane *lane, c
                                                   skss__align_pass *p) {
   const where w = {NULL, lane, lane->stream};
   return run_pass(w, sc, p);
+}
+
+extern "C" skss_status skss__cuda_align_segment(skss_ctx *ctx, skss__cuda_align_lane *lane,
+                                                const skss__align_scores *sc, const uint8_t *a, const uint8_t *b,
+                                                int64_t rows, int64_t cols, int start_v, int end_v, char *ops,
+                                                int64_t *len, int64_t *score) {
+  if (lane != NULL) {
+    const where w = {NULL, lane, lane->stream};
+    return run_segment(w, sc, a, b, rows, cols, start_v, end_v, ops, len, score);
+  }
+  const where w = {ctx, NULL, skss__cuda(ctx)->stream};
+  return run_segment(w, sc, a, b, rows, cols, start_v, end_v, ops, len, score);
 }

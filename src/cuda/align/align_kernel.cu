@@ -63,7 +63,7 @@ cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub,
   return launch_rows<SKSS_CUDA_ALIGN_ROWS>(job, sub, ta, sms, stream, what);
 }
 
-cudaError_t skss__cuda_align_walk(const unsigned long long *bits, int lane_rows, int rows, int cols,
+cudaError_t skss__cuda_align_walk(const void *bits, int lane_rows, int rows, int cols,
                                   const uint8_t *a, const uint8_t *b, int end_v, char *ops_end, long long *len,
                                   cudaStream_t stream) {
   if (lane_rows == SKSS_CUDA_ALIGN_ROWS_SHORT)

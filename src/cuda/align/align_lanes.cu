@@ -126,3 +126,16 @@ extern "C" skss_status skss__cuda_align_lane_report(skss_ctx *ctx, const skss__c
 }
 
 extern "C" double skss__cuda_align_big_cells(void) { return (double)(SKSS_CUDA_ALIGN_BIG_CELLS); }
+
+extern "C" double skss__cuda_align_whole_cells(void) { return (double)(SKSS_CUDA_ALIGN_BITS_MIN_CELLS); }
+
+extern "C" size_t skss__cuda_align_bits_budget(skss_ctx *ctx) {
+  (void)ctx; /* the context's device is the calling thread's (as for its arena) */
+  size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+    (void)cudaGetLastError(); /* no budget: the traceback splits every segment */
+    return 0;
+  }
+  const size_t most = (size_t)(SKSS_CUDA_ALIGN_BITS_BYTES);
+  return free_bytes / 2 < most ? free_bytes / 2 : most;
+}
