@@ -150,8 +150,9 @@ skss_status skss__cuda_align_segment(skss_ctx *ctx, skss__cuda_align_lane *lane,
                                      int end_v, char *ops, int64_t *len, int64_t *score);
 /* Bytes of direction bits a segment solved whole may take on the context's
  * device, on the calling thread: SKSS_CUDA_ALIGN_BITS_BYTES (cuda/tuning.h),
- * at most half the device's free memory; 0 when the device cannot say (the
- * traceback then splits every segment). */
+ * at most half the device's free memory (SKSS_ALIGN_BITS_BYTES=N in the
+ * environment overrides the first, for tests and tuning); 0 when the device
+ * cannot say (the traceback then splits every segment). */
 size_t skss__cuda_align_bits_budget(skss_ctx *ctx);
 /* SKSS_CUDA_ALIGN_BITS_MIN_CELLS (cuda/tuning.h): cells from which a segment
  * whose bits fit is solved whole on the GPU rather than on a host thread. */

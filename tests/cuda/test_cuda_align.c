@@ -9,7 +9,8 @@
  * kbp), long insertions across bands and checkpoint rows, every mode and
  * output, gap penalties with e = 0 and e = o, BLOSUM62 proteins and a user
  * matrix, scores near the int32 range check, one and several CPU threads for
- * the traceback's pieces, and a repeat that must give the same bytes.
+ * the traceback's pieces, a repeat that must give the same bytes, and the
+ * traceback's segments solved whole (direction bits) and split.
  * SKSS_TEST_SMALL=1 keeps a few sizes <= 1000 and fewer calls (compute-sanitizer: racecheck
  * tracks the score table's shared-memory load of every cell); SKSS_TEST_ONLY=PATTERN
  * runs the matching tests. Exits 77 without a GPU.
@@ -300,6 +301,38 @@ static void test_repeatable(void **state) {
   free(ops[1]);
 }
 
+/* Segments solved whole on the GPU (their direction bits fit) and split by
+ * passes: the default budget (the root whole), none (every big segment
+ * split, as before the bits), and one that splits the root and solves its
+ * pieces whole (after a vertical gap across a split row too). */
+static void test_whole_and_split(void **state) {
+  (void)state;
+  tu_rng rng;
+  tu_rng_init(&rng, tu_seed() ^ 0xB175);
+  const int64_t m = small_only() ? 1100 : 9001;
+  char *a = malloc((size_t)m), *b = malloc((size_t)(m * 2 + 4000));
+  assert_true(a != NULL && b != NULL);
+  static const char *const BUDGETS[] = {NULL, "0", "4000000"};
+  char what[96];
+  for (int k = 0; k < (small_only() ? 1 : 3); k++) {
+    if (BUDGETS[k] != NULL) setenv("SKSS_ALIGN_BITS_BYTES", BUDGETS[k], 1);
+    tu_random_seq(&rng, a, m, "ACGT", 4);
+    const int64_t n = tu_mutate_seq(&rng, a, m, b, 0.05, "ACGT", 4, small_only() ? 40 : 700);
+    for (int mode = 0; mode < 3; mode++) {
+      skss_align_desc d = dna_desc((skss_align_mode)mode);
+      d.gap_open = 10;
+      d.gap_extend = 1;
+      d.a_len = n;
+      d.b_len = m;
+      snprintf(what, sizeof what, "bits budget %s mode %d", BUDGETS[k] ? BUDGETS[k] : "default", mode);
+      check_pair(what, d, b, a);
+    }
+    unsetenv("SKSS_ALIGN_BITS_BYTES");
+  }
+  free(a);
+  free(b);
+}
+
 int main(void) {
   if (!skss_backend_built(SKSS_BACKEND_CUDA) || skss_device_count() == 0) {
     printf("no CUDA backend or no GPU: skipped\n");
@@ -313,6 +346,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_matrices, setup, teardown),
       cmocka_unit_test_setup_teardown(test_wide_scores, setup, teardown),
       cmocka_unit_test_setup_teardown(test_repeatable, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_whole_and_split, setup, teardown),
   };
   /* SKSS_TEST_ONLY=PATTERN: the tests whose names match */
   const char *only = getenv("SKSS_TEST_ONLY");

@@ -136,6 +136,9 @@ extern "C" size_t skss__cuda_align_bits_budget(skss_ctx *ctx) {
     (void)cudaGetLastError(); /* no budget: the traceback splits every segment */
     return 0;
   }
-  const size_t most = (size_t)(SKSS_CUDA_ALIGN_BITS_BYTES);
+  size_t most = (size_t)(SKSS_CUDA_ALIGN_BITS_BYTES);
+  /* SKSS_ALIGN_BITS_BYTES=N overrides it (tests and tuning; 0: split every segment) */
+  const char *env = getenv("SKSS_ALIGN_BITS_BYTES");
+  if (env != NULL && env[0] >= '0' && env[0] <= '9') most = (size_t)strtoull(env, NULL, 10);
   return free_bytes / 2 < most ? free_bytes / 2 : most;
 }
