@@ -239,7 +239,8 @@ static long bits_cases(std::mt19937 &rng, int cases) {
     /* the walk's path scores the optimum (ending in H, or with end_v in F; a
      * first vertical gap with start_v costs e a letter), and the warp's walk
      * takes the same path */
-    for (int end_v = 0; end_v < 2 && plain && bad == 0; end_v++) {
+    /* (one row cannot both continue a vertical gap and end with another) */
+    for (int end_v = 0; end_v < (start_v && rows < 2 ? 1 : 2) && plain && bad == 0; end_v++) {
       std::vector<char> ops((size_t)rows + cols), gpu_ops((size_t)rows + cols);
       const int64_t len = skss__al_walk_bits(bits.data(), lane_rows, rows, cols, a.data(), b.data(), end_v,
                                              ops.data() + ops.size());
@@ -281,8 +282,9 @@ static long segment_cases(std::mt19937 &rng, skss_ctx *ctx, skss__cuda_state &st
   for (int c = 0; c < cases && bad == 0; c++) {
     static const int RS[] = {1, 2, 31, 33, 127, 129, 511, 513, 700, 1600};
     static const int CS[] = {1, 2, 31, 33, 64, 65, 97, 300};
-    const int rows = RS[rnd(0, 9)], cols = CS[rnd(0, 7)], letters = rnd(1, 24), start_v = rnd(0, 1),
-              end_v = rnd(0, 1);
+    const int rows = RS[rnd(0, 9)], cols = CS[rnd(0, 7)], letters = rnd(1, 24), start_v = rnd(0, 1);
+    /* one row cannot both continue a vertical gap and end with another (no split makes that piece) */
+    const int end_v = start_v && rows < 2 ? 0 : rnd(0, 1);
     emu_warps = rnd(1, 4);
     state.sms = lane.sms = rnd(0, 1) ? 1 : 132; /* 16 or 4 rows a lane */
     skss__align_scores sc;
