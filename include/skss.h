@@ -747,7 +747,9 @@ typedef enum skss_align_algorithm {
   SKSS_ALIGN_ALGORITHM_TASKARRAY_CPU = 2,
   /* ours, CUDA: each pass one SKSS kernel (a warp a band of rows by ticket,
    * a diagonal wavefront across its lanes, int32 with Hopper DPX); the
-   * alignment as TASKARRAY_CPU with its big passes on the GPU: */
+   * alignment as TASKARRAY_CPU with its big passes on the GPU, except that a
+   * segment whose direction bits (4 a cell) fit in device memory is solved
+   * whole there: one pass that keeps the bits, and the walk back on the GPU: */
   SKSS_ALIGN_ALGORITHM_SKSS = 16
 } skss_align_algorithm;
 
@@ -788,7 +790,13 @@ typedef struct skss_align_result {
  *         to 16 lanes until skss_ctx_destroy(), each a CUDA stream with
  *         about m' + n' + 16 (w + 1) bytes of device memory and as much
  *         page-locked host memory, m' x w the largest segment it split.
- * Two 1 Mbp sequences align (with the alignment) in under 200 MB. */
+ *         A segment solved whole takes about m' x w / 2 bytes of direction
+ *         bits in the arena, m' x w its size: at most 2 GiB and half the
+ *         device's free memory when it starts (SKSS_ALIGN_BITS_BYTES=N in
+ *         the environment lowers or raises the 2 GiB; 0 splits every
+ *         segment), which the arena keeps until skss_ctx_destroy().
+ * Two 1 Mbp sequences align (with the alignment) in under 200 MB of host
+ * memory. */
 typedef struct skss_align_desc {
   size_t size;                 /* sizeof(skss_align_desc) */
   int64_t a_len, b_len;        /* m and n, >= 0 */
