@@ -347,95 +347,70 @@ __global__ void __launch_bounds__(32 * WARPS) pass_kernel(skss__al_job job, cons
   take_bands<R, LOCAL, ALL, BITS>(job, ssub, ta, [](int) {});
 }
 
-/* The walk back through a pass's direction bits on one warp, a tile of the
- * WALK_TILE x WALK_TILE grid at a time: the warp turns the tile's nibbles
- * into a byte a cell (with bit 4 set where the letters are the same) in
- * shared memory, lane 0 follows the path through it one move a step (a
- * change of state and the move it leads to are one step), the warp copies
- * the tile's moves out, and so on to row 0 or column 0, then the straight gap
+/* The walk back through a pass's direction bits on one warp. The warp loads
+ * the words of the WALK_TILE x WALK_TILE cells up and left of the path's cell
+ * into shared memory (coalesced along the columns), lane 0 follows the path
+ * until it leaves them, and so on to row 0 or column 0, then the straight gap
  * to (0, 0). Ops last first, ending at ops_end (device memory, at most rows +
  * cols of them); their count to *len. One block of one warp. */
 constexpr int WALK_TILE = 64;
-constexpr unsigned WALK_SAME = 16u; /* a tile byte's bit: a's and b's letters are the same */
 
 template <int R>
 __global__ void __launch_bounds__(32) walk_kernel(const void *bits, int rows, int cols, const uint8_t *a,
                                                   const uint8_t *b, int end_v, char *ops_end, long long *len) {
   using word_t = typename bits_word<R>::type;
-  __shared__ uint8_t cell[WALK_TILE * WALK_TILE]; /* row r, column c of the tile at r * WALK_TILE + c */
+  constexpr int GROUPS = WALK_TILE / R + 1; /* groups of R rows a tile's rows can touch */
+  __shared__ word_t tile[GROUPS * WALK_TILE];
   __shared__ uint8_t ta[WALK_TILE], tb[WALK_TILE]; /* the tile's rows' and columns' letters */
-  __shared__ char moves[2 * WALK_TILE];            /* the tile's moves, in the walk's order */
-  __shared__ int s_i, s_j, s_moves;
+  __shared__ int s_i, s_j;
   __shared__ unsigned s_state;
+  __shared__ long long s_n;
   const word_t *const words = static_cast<const word_t *>(bits);
   const int lane = (int)(threadIdx.x & 31);
-  long long n = 0; /* moves written so far (every lane keeps the count) */
   if (lane == 0) {
     s_i = rows;
     s_j = cols;
     s_state = end_v ? SKSS__AL_FROM_F : SKSS__AL_FROM_DIAG;
+    s_n = 0;
   }
   /* every lane reads the path's cell after lane 0 wrote it */
   __syncwarp();
   for (;;) {
     const int i = s_i, j = s_j;
     if (i == 0 || j == 0) break;
-    /* the grid's tile of cell (i, j): rows (i_lo, i_hi], columns (j_lo, j_hi] */
-    const int i_lo = (i - 1) / WALK_TILE * WALK_TILE, j_lo = (j - 1) / WALK_TILE * WALK_TILE;
-    const int height = min(WALK_TILE, rows - i_lo), width = min(WALK_TILE, cols - j_lo);
+    /* the tile: rows (i_lo, i], columns (j_lo, j] */
+    const int i_lo = max(0, i - WALK_TILE), j_lo = max(0, j - WALK_TILE);
+    const int g_lo = i_lo / R, groups = (i - 1) / R - g_lo + 1, width = j - j_lo;
+    for (int k = lane; k < groups * WALK_TILE; k += 32) {
+      const int g = k / WALK_TILE, c = k % WALK_TILE;
+      if (c < width) tile[k] = __ldg(words + (size_t)(g_lo + g) * (size_t)cols + (size_t)(j_lo + c));
+    }
     for (int k = lane; k < WALK_TILE; k += 32) {
-      if (k < height) ta[k] = a[i_lo + k];
+      if (k < i - i_lo) ta[k] = a[i_lo + k];
       if (k < width) tb[k] = b[j_lo + k];
     }
-    /* the letters are read by every lane below after they are written */
-    __syncwarp();
-    for (int k = lane; k < height * WALK_TILE; k += 32) {
-      const int r = k / WALK_TILE, c = k % WALK_TILE;
-      if (c >= width) continue;
-      const int ci = i_lo + r; /* cell (ci + 1, j_lo + c + 1): its word's row group and nibble */
-      const word_t w = __ldg(words + (size_t)(ci / R) * (size_t)cols + (size_t)(j_lo + c));
-      cell[k] = (uint8_t)((unsigned)(w >> (4 * (ci % R))) & 15u) | (ta[r] == tb[c] ? WALK_SAME : 0u);
-    }
-    /* lane 0 reads the tile after every lane's bytes */
+    /* lane 0 reads the tile after every lane's loads */
     __syncwarp();
     if (lane == 0) {
-      int ii = i, jj = j, m = 0;
+      int ii = i, jj = j;
       unsigned st = s_state;
+      long long n = s_n;
       while (ii > i_lo && jj > j_lo) {
-        const unsigned c = cell[(ii - 1 - i_lo) * WALK_TILE + (jj - 1 - j_lo)];
-        /* where this cell's move comes from: H's source in H, else the gap's state */
-        const unsigned from = st == SKSS__AL_FROM_DIAG ? (c & 3u) : st;
-        char op;
-        if (from == SKSS__AL_FROM_DIAG) {
-          op = (c & WALK_SAME) ? '=' : 'X';
-          ii--;
-          jj--;
-          st = SKSS__AL_FROM_DIAG;
-        } else if (from == SKSS__AL_FROM_F) {
-          op = 'I';
-          ii--;
-          st = (c & SKSS__AL_F_EXT) ? SKSS__AL_FROM_F : SKSS__AL_FROM_DIAG;
-        } else {
-          op = 'D';
-          jj--;
-          st = (c & SKSS__AL_E_EXT) ? SKSS__AL_FROM_E : SKSS__AL_FROM_DIAG;
-        }
-        moves[m++] = op;
+        const unsigned nib =
+            (unsigned)(tile[((ii - 1) / R - g_lo) * WALK_TILE + (jj - 1 - j_lo)] >> (4 * ((ii - 1) % R))) & 15u;
+        const char op = skss__al_walk_step(nib, &st, &ii, &jj, ta[ii - 1 - i_lo] == tb[jj - 1 - j_lo]);
+        if (op) ops_end[-(++n)] = op;
       }
       s_i = ii;
       s_j = jj;
       s_state = st;
-      s_moves = m;
+      s_n = n;
     }
-    /* every lane reads the moves and the new cell, and the tile is free, after lane 0's walk */
-    __syncwarp();
-    const int m = s_moves;
-    for (int k = lane; k < m; k += 32) ops_end[-(n + k + 1)] = moves[k];
-    n += m;
-    /* lane 0 writes the next tile's moves after every lane copied these */
+    /* every lane reads the new cell, and the tile is free, after lane 0's walk */
     __syncwarp();
   }
   if (lane == 0) {
+    long long n = s_n;
     for (int i = s_i; i > 0; i--) ops_end[-(++n)] = 'I';
     for (int j = s_j; j > 0; j--) ops_end[-(++n)] = 'D';
     *len = n;
