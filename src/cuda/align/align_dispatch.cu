@@ -196,6 +196,14 @@ skss_status download(const where &w, const skss__align_scores *sc, skss__align_p
   return SKSS_OK;
 }
 
+/* The device's SM count: the lane's (cached when the lanes were made:
+ * skss__cuda_sm_count() writes the context) or the context's. */
+cudaError_t sm_count(const where &w, int *sms) {
+  if (w.lane == NULL) return skss__cuda_sm_count(w.ctx, sms);
+  *sms = w.lane->sms;
+  return cudaSuccess;
+}
+
 /* The job of pass p in device memory `dev` (laid out by l) and its
  * uploads on w's stream: the codes, the scores, the counters zeroed. `host`:
  * the lane's staging (laid out by t; the copies stay asynchronous), or NULL
@@ -255,10 +263,7 @@ skss_status run_pass(const where &w, const skss__align_scores *sc, skss__align_p
     return SKSS_OK;
   }
   int sms = 0;
-  if (w.lane != NULL)
-    sms = w.lane->sms; /* cached when the lanes were made: skss__cuda_sm_count() writes the context */
-  else
-    AL_TRY(w, skss__cuda_sm_count(w.ctx, &sms));
+  AL_TRY(w, sm_count(w, &sms));
   const int lane_rows = skss__cuda_align_lane_rows(p->rows, sms), band_rows = 32 * lane_rows;
   const int bands = (int)((p->rows + band_rows - 1) / band_rows);
   const layout l = plan(p, bands);
@@ -293,10 +298,7 @@ skss_status run_segment(const where &w, const skss__align_scores *sc, const uint
     return fail(w, SKSS_ERR_INTERNAL, "%s: a whole segment of %lld x %lld letters (a bug)", FN, (long long)rows,
                 (long long)cols);
   int sms = 0;
-  if (w.lane != NULL)
-    sms = w.lane->sms;
-  else
-    AL_TRY(w, skss__cuda_sm_count(w.ctx, &sms));
+  AL_TRY(w, sm_count(w, &sms));
   skss__align_pass p;
   memset(&p, 0, sizeof p);
   p.a = a;
