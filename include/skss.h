@@ -757,7 +757,9 @@ typedef enum skss_align_algorithm {
  * alignments the end is the one with the smallest a_end, then the smallest
  * b_end; the begin (for that end) the one with the largest a_begin, then the
  * largest b_begin. The alignment is one optimal alignment between them; which
- * one (among equal scores) may differ between backends and algorithms.
+ * one (among equal scores) may differ between backends and algorithms, and
+ * on CUDA with the device memory free when the call starts (it decides
+ * which pieces are solved whole on the device).
  * Positions are 0-based and half-open: the alignment covers
  * a[a_begin, a_end) and b[b_begin, b_end). An empty optimal local alignment
  * (score 0) is at a_begin = a_end = b_begin = b_end = 0. */

@@ -292,11 +292,15 @@ typedef struct big_mem {
 
 /* Whether g is solved whole on the GPU (cuda): its direction bits (half a
  * byte a cell, counted here with room for the last band's rows past it) fit
- * the budget, and it is worth a pass. */
+ * the budget, and it is worth a pass and a walk. The walk takes about 120 ns
+ * a move on the H200 (docs/performance.md) where a host thread's two passes
+ * take about 1 ns a cell, so a thin piece (fewer than WHOLE_CELLS_A_MOVE
+ * cells a move of its path, r x c < 256 (r + c)) stays on the host. */
+enum { WHOLE_CELLS_A_MOVE = 256 };
 static bool is_whole(const skss__align_seg *g, const big_mem *bm) {
   const double r = (double)rows_of(g), c = (double)cols_of(g);
   return bm->bits_budget > 0 && r >= 1 && c >= 1 && r * c >= bm->whole_cells &&
-         (r + 1024) * c / 2 <= (double)bm->bits_budget;
+         r * c >= WHOLE_CELLS_A_MOVE * (r + c) && (r + 1024) * c / 2 <= (double)bm->bits_budget;
 }
 
 /* A pass of a split: on the worker's lane, or where the scores say (the
@@ -384,7 +388,7 @@ typedef struct leaf_job {
   char *ops, *mem;
   size_t stride;
   int64_t width;
-  const big_mem *bm;      /* which pieces were solved whole on the GPU (skipped here) */
+  const uint8_t *on_gpu;  /* per piece: 1 when it was solved whole on the GPU (skipped here) */
   _Atomic int64_t next;   /* why: pieces differ in size; hand them out one at a time */
   _Atomic int failure;    /* why: workers report the first failing status without a lock */
 } leaf_job;
@@ -395,7 +399,7 @@ static void leaf_worker(int worker, int workers, void *arg) {
   seg_mem m;
   seg_mem_init(&m, job->mem + (size_t)worker * job->stride, job->width);
   for (int64_t k = atomic_fetch_add(&job->next, 1); k < job->count; k = atomic_fetch_add(&job->next, 1)) {
-    if (is_whole(&job->pieces[k], job->bm)) continue;
+    if (job->on_gpu[k]) continue;
     const skss_status st = solve_seq(job->sc, job->s, &job->pieces[k], job->ops, &m);
     int expected = SKSS_OK;
     /* compare-exchange: only the first failure is kept; the pieces' ops are disjoint. */
@@ -584,16 +588,30 @@ static skss_status solve_parallel(skss_ctx *ctx, const skss__align_scores *sc, c
     now = next;
     next = t;
   }
-  /* the pieces whose bits fit on the GPU, one after another (each pass fills it) */
+  /* the pieces whose bits fit on the GPU, one after another (each pass fills
+   * it); when the device has no memory for one, it and the rest go to the
+   * host threads instead (the device's message is not the call's) */
+  uint8_t *on_gpu = skss__alloc(ctx, (size_t)now->count);
+  if (on_gpu == NULL) return SKSS_ERR_OUT_OF_MEMORY;
   int64_t width = 0, host = 0;
+  bool gpu = true;
   for (int64_t k = 0; k < now->count; k++) {
-    if (is_whole(&now->at[k], bm)) {
+    on_gpu[k] = 0;
+    if (gpu && is_whole(&now->at[k], bm)) {
       const skss_status st = solve_whole(ctx, sc, s, &now->at[k], ops);
-      if (st != SKSS_OK) return st;
-    } else {
-      host++;
-      if (cols_of(&now->at[k]) > width) width = cols_of(&now->at[k]);
+      if (st == SKSS_OK) {
+        on_gpu[k] = 1;
+        continue;
+      }
+      if (st != SKSS_ERR_OUT_OF_MEMORY) {
+        skss__free(ctx, on_gpu);
+        return st;
+      }
+      skss__clear_error(ctx);
+      gpu = false;
     }
+    host++;
+    if (cols_of(&now->at[k]) > width) width = cols_of(&now->at[k]);
   }
   /* the rest at once, one a host thread */
   skss_status st = SKSS_OK;
@@ -601,12 +619,16 @@ static skss_status solve_parallel(skss_ctx *ctx, const skss__align_scores *sc, c
     const int workers = host < ctx->threads ? (int)host : ctx->threads;
     const size_t stride = seg_mem_bytes(width);
     char *mem = skss__alloc(ctx, stride * (size_t)workers);
-    if (mem == NULL) return SKSS_ERR_OUT_OF_MEMORY;
-    leaf_job job = {sc, s, now->at, now->count, ops, mem, stride, width, bm, 0, SKSS_OK};
+    if (mem == NULL) {
+      skss__free(ctx, on_gpu);
+      return SKSS_ERR_OUT_OF_MEMORY;
+    }
+    leaf_job job = {sc, s, now->at, now->count, ops, mem, stride, width, on_gpu, 0, SKSS_OK};
     skss__parallel(ctx, workers, leaf_worker, &job);
     skss__free(ctx, mem);
     st = (skss_status)atomic_load(&job.failure);
   }
+  skss__free(ctx, on_gpu);
   if (st == SKSS_OK && now->count == 1 && root->expected == INT64_MIN) root->expected = now->at[0].expected;
   if (st == SKSS_OK) gather(root, now->at, now->count, ops);
   return st;

@@ -155,7 +155,7 @@ cudaError_t skss__cuda_align_launch(const skss__al_job *job, const int32_t *sub,
 /* Launches walk_kernel (align_band.cuh) on `stream`: the path back through a
  * pass's direction bits (device memory, as skss__al_job.bits) from (rows,
  * cols); ops last first ending at ops_end and their count to *len, both
- * device memory. Not used by the traceback yet. */
+ * device memory (align_dispatch.cu's segments solved whole). */
 cudaError_t skss__cuda_align_walk(const void *bits, int lane_rows, int rows, int cols,
                                   const uint8_t *a, const uint8_t *b, int end_v, char *ops_end, long long *len,
                                   cudaStream_t stream);
