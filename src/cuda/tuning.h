@@ -350,7 +350,9 @@
 /* Bytes of direction bits (half a byte a cell) up to which the cuda
  * traceback solves a segment whole: one pass that keeps the bits, and the
  * walk back on one warp, instead of splitting it by passes (at most half the
- * device's free memory). 2 GiB: a 65 kbp square [predicted]. */
+ * device's free memory). 2 GiB: a 65 kbp square. On the H200 a 1 Mbp pair
+ * took 2.82 / 2.89 / 2.83 s with 1 / 2 / 4 GiB, a 100 kbp pair 174 / 155 /
+ * 155 ms (docs/performance.md) [measured]. */
 #ifndef SKSS_CUDA_ALIGN_BITS_BYTES
 #define SKSS_CUDA_ALIGN_BITS_BYTES ((size_t)2 << 30)
 #endif
