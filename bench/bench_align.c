@@ -6,8 +6,10 @@
  * the traceback; the unit is the cell, so cells/s are GCUPS x 10^9. A backend
  * whose call should take over ALIGN_CALL_LIMIT_S gets a skipped row saying so
  * (cuda: algorithm skss, its passes on the GPU). The reference score comes
- * from cpu-ref or else the cpu backend; ops are re-scored and must cover both.
+ * from cpu-ref for quick cases, else from the cpu backend on the run's
+ * threads (or cpu-ref); ops are re-scored and must cover both.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,8 @@
 
 #define ALIGN_MUTATION_SALT UINT64_C(0xA11C)
 #define ALIGN_CALL_LIMIT_S 60.0
+/* Seconds up to which cpu-ref gives the reference even where the cpu backend is faster. */
+#define ALIGN_REF_QUICK_S 2.0
 /* Conservative cells per second per thread, for the skip rule only: cpu-ref
  * runs plain C rows, cpu 8 rows at a time (about 0.55 and 2.6 G measured on
  * one core of an EPYC VM). */
@@ -128,11 +132,16 @@ static void *align_prepare(bench_case *c, const bench_config *cfg, skss_ctx *ref
   d.ops_capacity = c->p.align.traceback ? d.a_len + d.b_len : 0;
   job->desc = d;
   c->items = (double)d.a_len * (double)d.b_len;
-  /* The reference: cpu-ref when it runs the case, else the cpu backend. */
+  /* The reference: cpu-ref when it runs the case in about ALIGN_REF_QUICK_S,
+   * else the cpu backend on the run's threads when it runs the case (a GPU
+   * machine's many cores), else cpu-ref when it runs it at all. */
+  const bool by_ref = (c->backends & (1u << SKSS_BACKEND_CPU_REF)) != 0;
+  const bool by_cpu = (c->backends & (1u << SKSS_BACKEND_CPU)) != 0;
+  const bool ref_quick = by_ref && estimate_s(c, SKSS_BACKEND_CPU_REF, 1) <= ALIGN_REF_QUICK_S;
   skss_ctx *ctx = NULL, *own = NULL;
-  if (c->backends & (1u << SKSS_BACKEND_CPU_REF)) {
+  if (ref_quick || (by_ref && !by_cpu)) {
     ctx = ref;
-  } else if (c->backends & (1u << SKSS_BACKEND_CPU)) {
+  } else if (by_cpu) {
     skss_ctx_desc cd = SKSS_CTX_DESC_INIT;
     cd.backend = SKSS_BACKEND_CPU;
     cd.threads = cfg->threads;
