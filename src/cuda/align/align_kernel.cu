@@ -71,5 +71,9 @@ cudaError_t skss__cuda_align_walk(const void *bits, int lane_rows, int rows, int
                                                                            len);
   else
     skss__al::walk_kernel<SKSS_CUDA_ALIGN_ROWS><<<1, 32, 0, stream>>>(bits, rows, cols, a, b, end_v, ops_end, len);
-  return cudaGetLastError();
+  cudaError_t e = cudaGetLastError();
+#ifdef SKSS_CUDA_SYNC_EACH_LAUNCH
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+#endif
+  return e;
 }
