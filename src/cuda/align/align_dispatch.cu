@@ -204,6 +204,21 @@ cudaError_t sm_count(const where &w, int *sms) {
   return cudaSuccess;
 }
 
+/* A pass's device memory and staging: the lane's blocks (grown to the
+ * sizes) or the context's arena (*host NULL: copies go to the host arrays). */
+skss_status acquire(const where &w, size_t dev_bytes, size_t host_bytes, uint8_t **dev, uint8_t **host) {
+  *host = NULL;
+  if (w.lane != NULL) {
+    const skss_status st = skss__cuda_align_lane_reserve(w.lane, dev_bytes, host_bytes);
+    if (st != SKSS_OK) return st;
+    *dev = static_cast<uint8_t *>(w.lane->dev);
+    *host = static_cast<uint8_t *>(w.lane->host);
+    return SKSS_OK;
+  }
+  *dev = static_cast<uint8_t *>(skss__cuda_scratch(w.ctx, FN, dev_bytes));
+  return *dev != NULL ? SKSS_OK : SKSS_ERR_OUT_OF_MEMORY;
+}
+
 /* The job of pass p in device memory `dev` (laid out by l) and its
  * uploads on w's stream: the codes, the scores, the counters zeroed. `host`:
  * the lane's staging (laid out by t; the copies stay asynchronous), or NULL
@@ -269,15 +284,8 @@ skss_status run_pass(const where &w, const skss__align_scores *sc, skss__align_p
   const layout l = plan(p, bands);
   const staging t = stage_plan(p);
   uint8_t *dev = NULL, *host = NULL;
-  if (w.lane != NULL) {
-    const skss_status st = skss__cuda_align_lane_reserve(w.lane, l.total, t.total);
-    if (st != SKSS_OK) return st;
-    dev = static_cast<uint8_t *>(w.lane->dev);
-    host = static_cast<uint8_t *>(w.lane->host);
-  } else {
-    dev = static_cast<uint8_t *>(skss__cuda_scratch(w.ctx, FN, l.total));
-    if (dev == NULL) return SKSS_ERR_OUT_OF_MEMORY;
-  }
+  const skss_status got = acquire(w, l.total, t.total, &dev, &host);
+  if (got != SKSS_OK) return got;
   skss__al_job job;
   const skss_status up = upload(w, sc, p, lane_rows, dev, host, l, t, &job);
   if (up != SKSS_OK) return up;
@@ -318,15 +326,8 @@ skss_status run_segment(const where &w, const skss__align_scores *sc, const uint
   const staging t = stage_plan(&p);
   const size_t t_ops = t.total, t_tail = t_ops + skss__cuda_align(moves), host_total = t_tail + 256;
   uint8_t *dev = NULL, *host = NULL;
-  if (w.lane != NULL) {
-    const skss_status st = skss__cuda_align_lane_reserve(w.lane, dev_total, host_total);
-    if (st != SKSS_OK) return st;
-    dev = static_cast<uint8_t *>(w.lane->dev);
-    host = static_cast<uint8_t *>(w.lane->host);
-  } else {
-    dev = static_cast<uint8_t *>(skss__cuda_scratch(w.ctx, FN, dev_total));
-    if (dev == NULL) return SKSS_ERR_OUT_OF_MEMORY;
-  }
+  const skss_status got = acquire(w, dev_total, host_total, &dev, &host);
+  if (got != SKSS_OK) return got;
   skss__al_job job;
   const skss_status up = upload(w, sc, &p, lane_rows, dev, host, l, t, &job);
   if (up != SKSS_OK) return up;
